@@ -1,0 +1,41 @@
+# rkt_add_suite(NAME KERNELS <files...> [NO_CTEST])
+#
+# Builds a full `rkt` tool over the framework, every task, and the given kernel files (.cpp, and
+# .cu when CUDA is enabled), and registers its cases with ctest: after each build the tool writes
+# one ctest test per kernel and label group (see `rkt list --ctest`), each run in its own
+# supervised process.
+function(rkt_add_suite name)
+  cmake_parse_arguments(ARG "NO_CTEST" "" "KERNELS" ${ARGN})
+  set(sources "${RKT_SOURCE_DIR}/framework/rkt_main.cpp")
+  foreach(file IN LISTS ARG_KERNELS)
+    if(file MATCHES "\\.cu$" AND NOT RKT_WITH_CUDA)
+      continue()
+    endif()
+    list(APPEND sources "${file}")
+  endforeach()
+  add_executable(${name} ${sources})
+  target_link_libraries(${name} PRIVATE rkt_framework rkt_tasks)
+  if(RKT_WITH_CUDA)
+    target_link_libraries(${name} PRIVATE CUDA::cudart)
+  endif()
+  rkt_set_warnings(${name})
+  if(NOT ARG_NO_CTEST)
+    set(script "${CMAKE_CURRENT_BINARY_DIR}/${name}_ctest_cases.cmake")
+    set(loader "${CMAKE_CURRENT_BINARY_DIR}/${name}_ctest_loader.cmake")
+    add_custom_command(TARGET ${name} POST_BUILD
+      COMMAND ${CMAKE_COMMAND} -E env CUDA_MODULE_LOADING=LAZY $<TARGET_FILE:${name}> list --ctest "${script}"
+      COMMENT "Listing the test cases of ${name} for ctest"
+      VERBATIM)
+    file(WRITE "${loader}"
+      "if(EXISTS \"${script}\")\n  include(\"${script}\")\nelse()\n"
+      "  add_test(${name}_NOT_BUILT ${name}_NOT_BUILT)\nendif()\n")
+    set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${loader}")
+  endif()
+endfunction()
+
+# Warnings on for our own code; errors in CI (RKT_WARNINGS_AS_ERRORS).
+function(rkt_set_warnings target)
+  target_compile_options(${target} PRIVATE
+    $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra>
+    $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<BOOL:${RKT_WARNINGS_AS_ERRORS}>>:-Werror>)
+endfunction()

@@ -1,0 +1,198 @@
+#include "framework/command_line.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "framework/gtest_expansion.h"
+#include "framework/listing.h"
+#include "framework/main_job.h"
+#include "framework/registry_validation.h"
+#include "framework/seeding.h"
+#include "framework/supervisor.h"
+#include "framework/verdict_channel.h"
+#include "rkt/defaults.h"
+
+namespace rkt {
+namespace {
+
+constexpr const char* kUsage = R"(rkt: tests and benchmarks kernels so that they cannot cheat.
+
+Usage:
+  rkt list [--json]                 tasks, kernels, and the test cases each kernel expands into
+  rkt test [--kernel ID] [--filter GTEST_FILTER] [--timeout SECONDS]
+                                    runs cases, each kernel in its own supervised process
+  rkt run [--out DIR] [--kernel ID] [--timeout SECONDS]
+                                    the main job: every kernel's cases, summary in DIR
+                                    (default runs/<UTC time>/results.json and summary.md)
+  rkt --help
+
+  --kernel ID      only kernels whose "task/kernel" id contains ID
+  --filter F       a gtest filter over "task/kernel.case" names, e.g. "softmax/*.correctness_*"
+  --timeout S      a case silent for S seconds is killed as hung (default %TIMEOUT% s)
+
+Environment:
+  RKT_SEED=N       reproduces a run's inputs (each run prints its seed)
+  RC_PARAMS=...    rapidcheck settings; a failing property prints the RC_PARAMS that replays it
+                   (default trials per property: %CPU_TRIALS% on CPU, %CUDA_TRIALS% on CUDA)
+)";
+
+std::string usage() {
+  std::string text = kUsage;
+  const auto replace = [&text](const std::string& key, const std::string& value) {
+    text.replace(text.find(key), key.size(), value);
+  };
+  replace("%TIMEOUT%", std::to_string(defaults::kKernelProcessTimeoutSeconds));
+  replace("%CPU_TRIALS%", std::to_string(defaults::kPropertyTrialsCpu));
+  replace("%CUDA_TRIALS%", std::to_string(defaults::kPropertyTrialsCuda));
+  return text;
+}
+
+std::string own_executable(const char* argv0) {
+  char path[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
+  if (n <= 0) return argv0;
+  path[n] = '\0';
+  return path;
+}
+
+int usage_error(const std::string& message) {
+  std::cerr << "rkt: " << message << "\nRun 'rkt --help' for usage.\n";
+  return 2;
+}
+
+// The child side: plain gtest over the expanded cases, reporting through the verdict channel.
+int run_child(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  const bool supervised = install_verdict_reporter();
+  register_gtest_cases();
+  const int status = RUN_ALL_TESTS();
+  if (supervised) report_run_complete();
+  return status;
+}
+
+struct ParsedOptions {
+  bool json = false;
+  std::string ctest_file;
+  std::string kernel;
+  std::string filter;
+  std::string out;
+  int timeout = 0;
+};
+
+// Parses "--name value" options; unknown flags are errors naming the flag.
+bool parse_options(const std::vector<std::string>& args, const std::vector<std::string>& allowed,
+                   ParsedOptions& options, std::string& error) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    const bool known =
+        std::find(allowed.begin(), allowed.end(), arg) != allowed.end();
+    if (!known) {
+      error = "unknown option '" + arg + "'";
+      return false;
+    }
+    if (arg == "--json") {
+      options.json = true;
+      continue;
+    }
+    if (i + 1 >= args.size()) {
+      error = "option '" + arg + "' needs a value";
+      return false;
+    }
+    const std::string& value = args[++i];
+    if (arg == "--ctest") options.ctest_file = value;
+    if (arg == "--kernel") options.kernel = value;
+    if (arg == "--filter") options.filter = value;
+    if (arg == "--out") options.out = value;
+    if (arg == "--timeout") {
+      try {
+        options.timeout = std::stoi(value);
+      } catch (const std::exception&) {
+        options.timeout = 0;
+      }
+      if (options.timeout <= 0) {
+        error = "--timeout takes a positive number of seconds, not '" + value + "'";
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+int run_command_line(int argc, char** argv) {
+  const std::vector<std::string> errors = registry_errors();
+  if (!errors.empty()) {
+    for (const std::string& error : errors) std::cerr << "rkt: error: " << error << "\n";
+    return 2;
+  }
+  if (argc >= 2 && std::string(argv[1]) == "--rkt-child") {
+    // Drop our marker so gtest sees only its own flags.
+    std::vector<char*> child_argv = {argv[0]};
+    for (int i = 2; i < argc; ++i) child_argv.push_back(argv[i]);
+    int child_argc = static_cast<int>(child_argv.size());
+    child_argv.push_back(nullptr);
+    return run_child(child_argc, child_argv.data());
+  }
+  if (argc < 2) {
+    std::cerr << usage();
+    return 2;
+  }
+  const std::string command = argv[1];
+  const std::vector<std::string> args(argv + 2, argv + argc);
+  if (command == "--help" || command == "-h" || command == "help") {
+    std::cout << usage();
+    return 0;
+  }
+  ParsedOptions options;
+  std::string error;
+  if (command == "list") {
+    if (!parse_options(args, {"--json", "--ctest"}, options, error)) return usage_error(error);
+    if (!options.ctest_file.empty()) {
+      std::ofstream out(options.ctest_file);
+      print_ctest_script(out, own_executable(argv[0]));
+      return out ? 0 : usage_error("cannot write '" + options.ctest_file + "'");
+    }
+    options.json ? print_listing_json(std::cout) : print_listing_text(std::cout);
+    return 0;
+  }
+  if (command == "test") {
+    if (!parse_options(args, {"--kernel", "--filter", "--timeout"}, options, error)) {
+      return usage_error(error);
+    }
+    SupervisionOptions supervision;
+    supervision.executable = own_executable(argv[0]);
+    supervision.gtest_filter =
+        !options.filter.empty() ? options.filter
+                                : (options.kernel.empty() ? "*" : "*" + options.kernel + "*.*");
+    if (options.timeout > 0) supervision.case_timeout_seconds = options.timeout;
+    std::cout << "rkt test: seed " << base_seed() << " (RKT_SEED=" << base_seed()
+              << " reproduces), filter " << supervision.gtest_filter << std::endl;
+    ::setenv("RKT_SEED", std::to_string(base_seed()).c_str(), 1);  // One seed for all children.
+    const SupervisedRun run = run_supervised(supervision);
+    std::cout << "\n" << summarize(run);
+    return supervised_exit_code(run);
+  }
+  if (command == "run") {
+    if (!parse_options(args, {"--out", "--kernel", "--timeout"}, options, error)) {
+      return usage_error(error);
+    }
+    ::setenv("RKT_SEED", std::to_string(base_seed()).c_str(), 1);
+    MainJobOptions job;
+    job.executable = own_executable(argv[0]);
+    job.output_directory = options.out;
+    job.kernel_filter = options.kernel;
+    job.case_timeout_seconds = options.timeout;
+    return run_main_job(job);
+  }
+  return usage_error("unknown command '" + command + "'");
+}
+
+}  // namespace rkt

@@ -1,0 +1,35 @@
+// Which devices this process can run kernels on, and the CUDA stream kernels are given.
+#pragma once
+
+#include <string>
+
+#include "rkt/tensor_view.h"
+
+namespace rkt {
+
+/// True when kernels for `device` can run here.
+bool device_available(Device device);
+/// Why `device` is unavailable ("" when it is available), e.g. "no CUDA device is visible".
+std::string device_unavailable_reason(Device device);
+
+/// A scope that makes a dedicated, non-default CUDA stream current; on the CPU it does nothing.
+/// Kernels must launch on `stream()`; results are read back through it alone.
+class KernelStreamScope {
+ public:
+  explicit KernelStreamScope(Device device);
+  ~KernelStreamScope();
+  KernelStreamScope(const KernelStreamScope&) = delete;
+  KernelStreamScope& operator=(const KernelStreamScope&) = delete;
+
+  /// The cudaStream_t as void*, or nullptr on the CPU.
+  void* stream() const { return stream_; }
+  /// Waits for the work queued on the stream (not for the whole device).
+  void synchronize() const;
+
+ private:
+  Device device_;
+  void* stream_ = nullptr;
+  void* stream_guard_ = nullptr;  // Restores the previously current stream on exit.
+};
+
+}  // namespace rkt

@@ -1,0 +1,73 @@
+#include "framework/input_generation.h"
+
+#include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "framework/dim_resolution.h"
+#include "framework/torch_bridge.h"
+
+namespace rkt {
+namespace {
+
+at::Tensor draw(const InputSpec& input, const Dims& dims, at::Generator& generator) {
+  const std::vector<std::int64_t> sizes = resolve_dims(input.dims, dims);
+  const ValueDistribution& values = input.values;
+  const auto options = at::TensorOptions().dtype(at::kFloat);
+  at::Tensor drawn;
+  switch (values.kind) {
+    case ValueDistribution::Kind::normal:
+      drawn = at::empty(sizes, options).normal_(values.mean, values.stddev, generator);
+      break;
+    case ValueDistribution::Kind::uniform:
+      drawn = at::empty(sizes, options).uniform_(values.low, values.high, generator);
+      break;
+    case ValueDistribution::Kind::kaiming_uniform: {
+      const double bound = std::sqrt(6.0 / product_of_dims(values.fan_in_dims, dims));
+      drawn = at::empty(sizes, options).uniform_(-bound, bound, generator);
+      break;
+    }
+    case ValueDistribution::Kind::xavier_uniform: {
+      const double fans = static_cast<double>(product_of_dims(values.fan_in_dims, dims) +
+                                              product_of_dims(values.fan_out_dims, dims));
+      const double bound = std::sqrt(6.0 / fans);
+      drawn = at::empty(sizes, options).uniform_(-bound, bound, generator);
+      break;
+    }
+    case ValueDistribution::Kind::integers: {
+      const std::int64_t high = values.high_dim.empty() ? static_cast<std::int64_t>(values.high)
+                                                        : dims.at(values.high_dim);
+      return at::randint(static_cast<std::int64_t>(values.low), high, sizes, generator,
+                         at::TensorOptions().dtype(to_scalar_type(input.dtype)));
+    }
+  }
+  return drawn.to(to_scalar_type(input.dtype)).contiguous();
+}
+
+}  // namespace
+
+std::vector<at::Tensor> generate_inputs(const TaskSpec& task, const Dims& dims,
+                                        std::uint64_t seed) {
+  at::Generator generator = at::make_generator<at::CPUGeneratorImpl>(seed);
+  std::vector<at::Tensor> inputs;
+  for (const InputSpec& input : task.inputs()) inputs.push_back(draw(input, dims, generator));
+  return inputs;
+}
+
+std::string ValueDistribution::describe() const {
+  switch (kind) {
+    case Kind::normal: return "normal(" + std::to_string(mean) + ", " + std::to_string(stddev) + ")";
+    case Kind::uniform: return "uniform[" + std::to_string(low) + ", " + std::to_string(high) + ")";
+    case Kind::kaiming_uniform: return "kaiming_uniform(fan_in=" + fan_in_dims + ")";
+    case Kind::xavier_uniform:
+      return "xavier_uniform(fan_in=" + fan_in_dims + ", fan_out=" + fan_out_dims + ")";
+    case Kind::integers:
+      return "integers[" + std::to_string(static_cast<long long>(low)) + ", " +
+             (high_dim.empty() ? std::to_string(static_cast<long long>(high)) : high_dim) + ")";
+  }
+  return "?";
+}
+
+}  // namespace rkt

@@ -1,0 +1,18 @@
+// Drawing a task's inputs from a seed.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "rkt/task.h"
+
+namespace rkt {
+
+/// The task's inputs at `dims`, drawn on the CPU from `seed` (the same seed gives the same values
+/// on every machine), in the task's dtypes, contiguous.
+std::vector<at::Tensor> generate_inputs(const TaskSpec& task, const Dims& dims,
+                                        std::uint64_t seed);
+
+}  // namespace rkt

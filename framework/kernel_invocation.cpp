@@ -1,0 +1,101 @@
+#include "framework/kernel_invocation.h"
+
+#include <ATen/ATen.h>
+
+#include <limits>
+#include <stdexcept>
+
+#include "framework/device_support.h"
+#include "framework/torch_bridge.h"
+#include "rkt/torch_kernel.h"
+
+namespace rkt {
+
+std::string describe_exception(const std::exception& error) {
+  if (const auto* torch_error = dynamic_cast<const c10::Error*>(&error)) {
+    return torch_error->what_without_backtrace();
+  }
+  return error.what();
+}
+
+std::vector<OutputSignature> infer_output_signatures(const TaskSpec& task,
+                                                     const std::vector<at::Tensor>& inputs,
+                                                     Device device) {
+  std::vector<at::Tensor> outputs;
+  try {
+    std::vector<at::Tensor> meta_inputs;
+    for (const at::Tensor& input : inputs) {
+      meta_inputs.push_back(at::empty(input.sizes(), input.options().device(at::kMeta)));
+    }
+    outputs = task.reference()(meta_inputs);
+  } catch (const c10::Error&) {
+    std::vector<at::Tensor> zero_inputs;
+    for (const at::Tensor& input : inputs) {
+      zero_inputs.push_back(at::zeros(input.sizes(), input.options().device(to_torch_device(device))));
+    }
+    outputs = task.reference()(zero_inputs);
+  }
+  if (outputs.size() != task.output_names().size()) {
+    throw std::invalid_argument("task '" + task.id() + "': the reference returns " +
+                                std::to_string(outputs.size()) + " tensors but the task names " +
+                                std::to_string(task.output_names().size()) + " outputs");
+  }
+  std::vector<OutputSignature> signatures;
+  for (const at::Tensor& output : outputs) {
+    signatures.push_back({output.sizes().vec(), output.scalar_type()});
+  }
+  return signatures;
+}
+
+std::vector<at::Tensor> allocate_poisoned_outputs(const std::vector<OutputSignature>& signatures,
+                                                  Device device) {
+  std::vector<at::Tensor> outputs;
+  for (const OutputSignature& signature : signatures) {
+    at::Tensor output = at::empty(
+        signature.sizes, at::TensorOptions().dtype(signature.dtype).device(to_torch_device(device)));
+    if (at::isFloatingType(signature.dtype)) {
+      output.fill_(std::numeric_limits<double>::quiet_NaN());
+    } else {
+      output.fill_(std::numeric_limits<std::int64_t>::min());
+    }
+    outputs.push_back(output);
+  }
+  return outputs;
+}
+
+std::vector<at::Tensor> invoke_kernel(const KernelSpec& kernel,
+                                      const std::vector<at::Tensor>& inputs,
+                                      const std::vector<OutputSignature>& signatures) {
+  KernelStreamScope stream_scope(kernel.device());
+  std::vector<TensorView> input_views;
+  for (const at::Tensor& input : inputs) input_views.push_back(to_view(input));
+  std::vector<at::Tensor> outputs;
+  if (kernel.returns_tensors()) {
+    detail::TorchKernelIO io{inputs, {}};
+    KernelCall call(input_views, {}, stream_scope.stream(), &io);
+    kernel.function()(call);
+    outputs = std::move(io.outputs);
+  } else {
+    outputs = allocate_poisoned_outputs(signatures, kernel.device());
+    // The poison fill is queued on the kernel's stream; it completes before the kernel starts.
+    std::vector<TensorView> output_views;
+    for (const at::Tensor& output : outputs) output_views.push_back(to_view(output));
+    KernelCall call(input_views, output_views, stream_scope.stream());
+    kernel.function()(call);
+  }
+  stream_scope.synchronize();
+  return outputs;
+}
+
+std::vector<at::Tensor> run_reference_float64(const TaskSpec& task,
+                                              const std::vector<at::Tensor>& inputs,
+                                              Device device) {
+  std::vector<at::Tensor> copies;
+  for (const at::Tensor& input : inputs) {
+    at::Tensor copy = input.to(to_torch_device(device), /*non_blocking=*/false, /*copy=*/true);
+    copies.push_back(copy.is_floating_point() ? copy.to(at::kDouble) : copy);
+  }
+  return task.reference()(copies);
+}
+
+}  // namespace rkt

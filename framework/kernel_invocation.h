@@ -1,0 +1,46 @@
+// Calling a registered kernel: outputs allocated and poisoned, the stream chosen, errors caught.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <vector>
+
+#include "rkt/registration.h"
+#include "rkt/task.h"
+
+namespace rkt {
+
+/// The shape and dtype of one output, learned by running the reference on meta tensors.
+struct OutputSignature {
+  std::vector<std::int64_t> sizes;
+  c10::ScalarType dtype = c10::kFloat;
+};
+
+/// Runs `task`'s reference on meta copies of `inputs` (no data is touched). Operators without a
+/// meta kernel (aten::relu, ...) fall back to a run on zeros on `device`: still no expected
+/// values are ever computed before the kernel runs.
+std::vector<OutputSignature> infer_output_signatures(const TaskSpec& task,
+                                                     const std::vector<at::Tensor>& inputs,
+                                                     Device device);
+
+/// An exception's message without LibTorch's C++ backtrace.
+std::string describe_exception(const std::exception& error);
+
+/// Tensors of `signatures` on `device`, every floating element NaN and every integer element
+/// the most negative value, so an element the kernel never writes cannot pass as a result.
+std::vector<at::Tensor> allocate_poisoned_outputs(const std::vector<OutputSignature>& signatures,
+                                                  Device device);
+
+/// Calls `kernel` on `inputs` (already on the kernel's device) and returns its outputs once they
+/// are complete on the stream the kernel was given. Exceptions from the kernel propagate.
+std::vector<at::Tensor> invoke_kernel(const KernelSpec& kernel,
+                                      const std::vector<at::Tensor>& inputs,
+                                      const std::vector<OutputSignature>& signatures);
+
+/// Runs `task`'s reference in float64 on copies of `inputs` made on `device` (index inputs keep
+/// their dtype). Outputs stay on `device`.
+std::vector<at::Tensor> run_reference_float64(const TaskSpec& task,
+                                              const std::vector<at::Tensor>& inputs,
+                                              Device device);
+
+}  // namespace rkt

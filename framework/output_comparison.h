@@ -1,0 +1,37 @@
+// Judging one kernel output against the float64 reference.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <string>
+
+#include "rkt/precision.h"
+
+namespace rkt {
+
+/// ||output - reference|| / ||reference|| in float64 (L2 norms). When the reference is all zeros
+/// the absolute norm ||output - reference|| is returned instead.
+double relative_error_norm(const at::Tensor& output, const at::Tensor& reference);
+
+/// Number of elements with |output - reference| > atol + rtol * |reference| (NaN counts).
+std::int64_t count_outside_tolerance(const at::Tensor& output, const at::Tensor& reference,
+                                     const Tolerance& tolerance);
+
+struct OutputCheck {
+  bool passed = false;
+  std::string message;  ///< Why it failed, with the worst element; empty when it passed.
+  double max_abs_error = 0;
+  double relative_error_norm = 0;
+};
+
+/// Checks `output` (any device, the kernel's dtype) against `reference` (float64): shape, dtype,
+/// device, no NaN/Inf where the reference is finite, allclose, and the relative error norm.
+/// `expected_dtype` is the dtype the task's reference produces in float32.
+OutputCheck check_output(const at::Tensor& output, const at::Tensor& reference,
+                         c10::ScalarType expected_dtype, const c10::Device& expected_device,
+                         const Tolerance& tolerance);
+
+/// True when every element of `tensor` is finite (integer tensors always are).
+bool all_finite(const at::Tensor& tensor);
+
+}  // namespace rkt

@@ -1,0 +1,40 @@
+// The precision a kernel claims, and the tolerance each claim is judged by.
+#pragma once
+
+namespace rkt {
+
+/// The arithmetic a kernel claims to perform. The claim picks the tolerance it is judged by.
+enum class Precision {
+  fp32,  ///< IEEE float32 throughout (strict).
+  tf32,  ///< float32 storage, TF32 tensor-core products (10-bit mantissa).
+  bf16,  ///< bfloat16 arithmetic.
+  fp16,  ///< float16 arithmetic.
+};
+
+const char* to_string(Precision precision);
+
+/// How close a kernel's output must be to the float64 reference.
+///
+/// An element passes when |out - ref| <= atol + rtol * |ref| (torch.allclose's rule), and the whole
+/// output passes when, in addition, ||out - ref|| / ||ref|| <= max_relative_error_norm (L2 norms).
+/// The norm bound is what catches errors that scale with the input: at x0.01 an absolute tolerance
+/// alone accepts almost anything.
+struct Tolerance {
+  double atol = 0;                     // [output units]
+  double rtol = 0;                     // [fraction of |ref|]
+  double max_relative_error_norm = 0;  // [fraction of ||ref||]
+};
+
+/// The default tolerance of each precision class. These are the only place the defaults live:
+/// fp32 follows KernelBench (1e-4), tf32 KernelBench-Verified (1e-3), fp16/bf16 both (1e-2).
+constexpr Tolerance default_tolerance(Precision precision) {
+  switch (precision) {
+    case Precision::fp32: return {1e-4, 1e-4, 1e-5};
+    case Precision::tf32: return {1e-3, 1e-3, 2e-3};
+    case Precision::bf16:
+    case Precision::fp16: return {1e-2, 1e-2, 1e-2};
+  }
+  return {};
+}
+
+}  // namespace rkt

@@ -1,0 +1,93 @@
+// ROBUST_KERNEL_TEST: registers a kernel against a task. Needs no LibTorch, so `.cu` files can use it.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "rkt/kernel_call.h"
+#include "rkt/precision.h"
+#include "rkt/tensor_view.h"
+
+namespace rkt {
+
+/// The one callable form the framework stores. Tensor-form kernels are adapted to it by
+/// rkt/torch_kernel.h.
+using KernelFunction = std::function<void(KernelCall&)>;
+
+/// A kernel callable as the registry receives it from `to_kernel_function`.
+struct KernelAdapter {
+  KernelFunction function;
+  bool returns_tensors = false;  ///< True for tensor-form kernels: they return their outputs.
+};
+
+/// A registered kernel and its options. Returned by ROBUST_KERNEL_TEST for fluent configuration:
+///   ROBUST_KERNEL_TEST(softmax, cuda_online, softmax_online).precision(rkt::Precision::tf32);
+class KernelSpec {
+ public:
+  KernelSpec(std::string task_id, std::string kernel_id, KernelAdapter adapter, Device device,
+             std::string file, int line);
+
+  /// Where the kernel runs. Defaults to CUDA in `.cu` files and to the CPU elsewhere.
+  KernelSpec& device(Device device);
+  /// The precision the kernel claims; picks its tolerance. Default: fp32 (strict).
+  KernelSpec& precision(Precision precision);
+  /// One line shown in listings and reports.
+  KernelSpec& describe(std::string description);
+
+  const std::string& task_id() const { return task_id_; }
+  const std::string& kernel_id() const { return kernel_id_; }
+  /// "task/kernel": unique across the registry and used in test names.
+  std::string full_id() const { return task_id_ + "/" + kernel_id_; }
+  const KernelFunction& function() const { return function_; }
+  Device device() const { return device_; }
+  Precision precision() const { return precision_; }
+  const std::string& description() const { return description_; }
+  const std::string& file() const { return file_; }
+  int line() const { return line_; }
+  /// True when the kernel returns LibTorch tensors instead of writing preallocated outputs.
+  bool returns_tensors() const { return returns_tensors_; }
+
+ private:
+  std::string task_id_;
+  std::string kernel_id_;
+  KernelFunction function_;
+  Device device_;
+  Precision precision_ = Precision::fp32;
+  std::string description_;
+  std::string file_;
+  int line_ = 0;
+  bool returns_tensors_ = false;
+};
+
+/// Adds a kernel to the global registry. The task id is checked when the registry is validated
+/// (at program start), so kernels may be registered before their task.
+KernelSpec& register_kernel(const std::string& task_id, const std::string& kernel_id,
+                            KernelAdapter adapter, Device default_device, const char* file,
+                            int line);
+
+/// Every registered kernel, in registration order.
+std::vector<KernelSpec*> registered_kernels();
+
+/// View-form kernels: `void kernel(rkt::KernelCall& call)`.
+inline KernelAdapter to_kernel_function(void (*function)(KernelCall&)) { return {function, false}; }
+
+}  // namespace rkt
+
+#define RKT_CONCAT_INNER(a, b) a##b
+#define RKT_CONCAT(a, b) RKT_CONCAT_INNER(a, b)
+
+#if defined(__CUDACC__)
+#define RKT_DEFAULT_KERNEL_DEVICE ::rkt::Device::cuda
+#else
+#define RKT_DEFAULT_KERNEL_DEVICE ::rkt::Device::cpu
+#endif
+
+/// Registers `function` as kernel `kernel_id` of task `task_id`. The function is either
+/// `void f(rkt::KernelCall&)` (writes preallocated outputs) or, with rkt/torch_kernel.h included,
+/// `at::Tensor f(const at::Tensor&...)` taking the task's inputs in order and returning its outputs.
+#define ROBUST_KERNEL_TEST(task_id, kernel_id, function)                                  \
+  [[maybe_unused]] static ::rkt::KernelSpec& RKT_CONCAT(rkt_kernel_registration_,         \
+                                                        __COUNTER__) =                    \
+      ::rkt::register_kernel(#task_id, #kernel_id, ::rkt::to_kernel_function(function),   \
+                             RKT_DEFAULT_KERNEL_DEVICE, __FILE__, __LINE__)

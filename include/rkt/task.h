@@ -1,0 +1,131 @@
+// A task: what a kernel must compute. Tasks are declared in tasks/ with RKT_TASK(id).
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "rkt/precision.h"
+#include "rkt/tensor_view.h"
+#include "rkt/value_distribution.h"
+
+namespace rkt {
+
+/// Concrete sizes for a task's symbolic dims, e.g. {{"B", 64}, {"N", 300}}.
+using Dims = std::map<std::string, std::int64_t>;
+
+/// One named input of a task.
+struct InputSpec {
+  std::string name;
+  /// Symbolic dims (names from the task's dims) or integer literals such as "3".
+  std::vector<std::string> dims;
+  DType dtype = DType::float32;
+  ValueDistribution values;
+  /// Index data (class labels, positions): never scaled or negated by a distribution.
+  bool is_index() const { return values.kind == ValueDistribution::Kind::integers; }
+};
+
+/// The range a property test may draw a dim from.
+struct DimDomain {
+  std::int64_t min = 1;
+  std::int64_t max = 1;
+};
+
+/// A widened tolerance and why it is needed. Reports show both.
+struct ToleranceOverride {
+  Tolerance tolerance;
+  std::string reason;
+};
+
+/// The reference: LibTorch operations on the task's inputs, in order. It is run in float64 to
+/// judge kernels and on meta tensors to learn output shapes and dtypes.
+using ReferenceFunction = std::function<std::vector<at::Tensor>(const std::vector<at::Tensor>&)>;
+/// Minimal bytes moved or flops performed at the given dims (for roofline numbers).
+using CostFunction = std::function<double(const Dims&)>;
+
+class TaskSpec {
+ public:
+  TaskSpec(std::string id, std::string file, int line);
+
+  TaskSpec& describe(std::string description);
+  /// Adds an input. Inputs are passed to kernels and the reference in the order they are added.
+  TaskSpec& input(std::string name, std::vector<std::string> dims, ValueDistribution values,
+                  DType dtype = DType::float32);
+  /// Names the outputs, in order. Their shapes and dtypes come from the reference.
+  TaskSpec& outputs(std::vector<std::string> names);
+  /// The benchmark size (also the size CUDA kernels are tested at).
+  TaskSpec& default_dims(Dims dims);
+  /// The size CPU kernels are tested at: small enough for CI.
+  TaskSpec& small_dims(Dims dims);
+  /// The range property tests draw `dim` from. Dims without a domain stay at the test size.
+  TaskSpec& domain(const std::string& dim, std::int64_t min, std::int64_t max);
+  TaskSpec& reference(ReferenceFunction function);
+  /// Widens the tolerance of `precision` for this task; `reason` is mandatory and reported.
+  TaskSpec& widen_tolerance(Precision precision, Tolerance tolerance, std::string reason);
+  TaskSpec& bytes(CostFunction minimal_bytes);  // [bytes]
+  TaskSpec& flops(CostFunction flops);          // [floating-point operations]
+
+  const std::string& id() const { return id_; }
+  const std::string& description() const { return description_; }
+  const std::vector<InputSpec>& inputs() const { return inputs_; }
+  const std::vector<std::string>& output_names() const { return output_names_; }
+  const Dims& default_dims() const { return default_dims_; }
+  const Dims& small_dims() const { return small_dims_; }
+  const std::map<std::string, DimDomain>& domains() const { return domains_; }
+  const ReferenceFunction& reference() const { return reference_; }
+  /// The tolerance a kernel claiming `precision` is judged by on this task.
+  Tolerance tolerance(Precision precision) const;
+  /// The reason the task widened `precision`'s tolerance, or "" when it did not.
+  std::string tolerance_reason(Precision precision) const;
+  double minimal_bytes(const Dims& dims) const { return bytes_ ? bytes_(dims) : 0; }
+  double flop_count(const Dims& dims) const { return flops_ ? flops_(dims) : 0; }
+  /// The dims kernels on `device` are tested at: default on CUDA, small on the CPU.
+  const Dims& test_dims(Device device) const {
+    return device == Device::cuda ? default_dims_ : small_dims_;
+  }
+  const std::string& file() const { return file_; }
+  int line() const { return line_; }
+
+  /// Throws std::invalid_argument naming what is wrong (missing reference, unknown dim, ...).
+  void validate() const;
+
+ private:
+  std::string id_;
+  std::string description_;
+  std::vector<InputSpec> inputs_;
+  std::vector<std::string> output_names_;
+  Dims default_dims_;
+  Dims small_dims_;
+  std::map<std::string, DimDomain> domains_;
+  ReferenceFunction reference_;
+  std::map<Precision, ToleranceOverride> tolerance_overrides_;
+  CostFunction bytes_;
+  CostFunction flops_;
+  std::string file_;
+  int line_ = 0;
+};
+
+/// Adds a task to the global registry.
+TaskSpec& register_task(const std::string& id, const char* file, int line);
+
+/// The task with `id`, or nullptr.
+const TaskSpec* find_task(const std::string& id);
+
+/// Every registered task, sorted by id.
+std::vector<const TaskSpec*> registered_tasks();
+
+}  // namespace rkt
+
+/// Declares a task: RKT_TASK(softmax).describe("...").input(...)...;
+#define RKT_TASK(task_id)                                                                   \
+  [[maybe_unused]] static ::rkt::TaskSpec& RKT_CONCAT(rkt_task_registration_, __COUNTER__) = \
+      ::rkt::register_task(#task_id, __FILE__, __LINE__)
+
+#ifndef RKT_CONCAT
+#define RKT_CONCAT_INNER(a, b) a##b
+#define RKT_CONCAT(a, b) RKT_CONCAT_INNER(a, b)
+#endif

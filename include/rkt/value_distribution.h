@@ -1,0 +1,68 @@
+// How a task's input values are drawn.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace rkt {
+
+/// The law an input's values are drawn from, before a test distribution scales them.
+struct ValueDistribution {
+  enum class Kind {
+    normal,           ///< N(mean, stddev)
+    uniform,          ///< U[low, high), e.g. KernelBench's torch.rand: U[0, 1)
+    kaiming_uniform,  ///< U[-b, b], b = sqrt(6 / fan_in)  (He et al., gain sqrt(2))
+    xavier_uniform,   ///< U[-b, b], b = sqrt(6 / (fan_in + fan_out))
+    integers,         ///< integers in [low, value of dim `high_dim` or high): index data
+  };
+  Kind kind = Kind::normal;
+  double mean = 0, stddev = 1;  // normal
+  double low = 0, high = 1;     // uniform, integers
+  /// kaiming/xavier: the product of these dims is fan_in; xavier also uses fan_out.
+  std::string fan_in_dims, fan_out_dims;
+  /// integers: when set, the exclusive upper bound is this dim's size (e.g. the class count).
+  std::string high_dim;
+
+  std::string describe() const;
+};
+
+namespace values {
+inline ValueDistribution normal(double mean = 0, double stddev = 1) {
+  ValueDistribution d;
+  d.kind = ValueDistribution::Kind::normal;
+  d.mean = mean;
+  d.stddev = stddev;
+  return d;
+}
+inline ValueDistribution uniform(double low = 0, double high = 1) {
+  ValueDistribution d;
+  d.kind = ValueDistribution::Kind::uniform;
+  d.low = low;
+  d.high = high;
+  return d;
+}
+/// `fan_in_dims` is a comma-separated list of dim names or literals, e.g. "Cin,3,3".
+inline ValueDistribution kaiming_uniform(std::string fan_in_dims) {
+  ValueDistribution d;
+  d.kind = ValueDistribution::Kind::kaiming_uniform;
+  d.fan_in_dims = std::move(fan_in_dims);
+  return d;
+}
+inline ValueDistribution xavier_uniform(std::string fan_in_dims, std::string fan_out_dims) {
+  ValueDistribution d;
+  d.kind = ValueDistribution::Kind::xavier_uniform;
+  d.fan_in_dims = std::move(fan_in_dims);
+  d.fan_out_dims = std::move(fan_out_dims);
+  return d;
+}
+/// Class indices in [0, size of `high_dim`).
+inline ValueDistribution class_index(std::string high_dim) {
+  ValueDistribution d;
+  d.kind = ValueDistribution::Kind::integers;
+  d.low = 0;
+  d.high_dim = std::move(high_dim);
+  return d;
+}
+}  // namespace values
+
+}  // namespace rkt

@@ -1,0 +1,145 @@
+// The eight core tasks: one per common kernel shape (elementwise, reduction, softmax, two
+// normalisations, matmul, convolution, loss). One file keeps the build to one ATen compile.
+//
+// Each task states its inputs (symbolic dims and how values are drawn), its reference in
+// LibTorch, the benchmark size (default_dims), the CI size (small_dims), the ranges property
+// tests draw dims from (domain), and the minimal bytes and flops of the computation.
+#include <ATen/ATen.h>
+
+#include "rkt/task.h"
+
+namespace {
+
+using rkt::Dims;
+namespace values = rkt::values;
+
+double d(const Dims& dims, const char* name) { return static_cast<double>(dims.at(name)); }
+constexpr double kFloatBytes = 4;  // [bytes per float32 element]
+
+}  // namespace
+
+// KernelBench's inputs are torch.rand (all >= 0): a kernel that returns x unchanged passes them.
+// We keep that distribution so the negated case shows why it is not enough.
+RKT_TASK(relu)
+    .describe("y = max(x, 0) elementwise; x drawn as KernelBench does, uniform [0, 1)")
+    .input("x", {"B", "N"}, values::uniform(0, 1))
+    .outputs({"y"})
+    .default_dims({{"B", 8192}, {"N", 8192}})
+    .small_dims({{"B", 37}, {"N", 300}})
+    .domain("B", 1, 16384)
+    .domain("N", 1, 16384)
+    .reference([](const std::vector<at::Tensor>& in) { return std::vector{at::relu(in[0])}; })
+    .bytes([](const Dims& s) { return 2 * d(s, "B") * d(s, "N") * kFloatBytes; })
+    .flops([](const Dims& s) { return d(s, "B") * d(s, "N"); });
+
+RKT_TASK(sum_dim)
+    .describe("y[b] = sum over n of x[b, n]")
+    .input("x", {"B", "N"}, values::normal())
+    .outputs({"y"})
+    .default_dims({{"B", 8192}, {"N", 8192}})
+    .small_dims({{"B", 24}, {"N", 512}})
+    .domain("B", 1, 16384)
+    .domain("N", 1, 16384)
+    .reference([](const std::vector<at::Tensor>& in) { return std::vector{in[0].sum(1)}; })
+    .bytes([](const Dims& s) { return (d(s, "B") * d(s, "N") + d(s, "B")) * kFloatBytes; })
+    .flops([](const Dims& s) { return d(s, "B") * d(s, "N"); });
+
+RKT_TASK(softmax)
+    .describe("y = softmax(x) over the last dim")
+    .input("x", {"B", "N"}, values::normal())
+    .outputs({"y"})
+    .default_dims({{"B", 4096}, {"N", 8192}})
+    .small_dims({{"B", 37}, {"N", 300}})
+    .domain("B", 1, 16384)
+    .domain("N", 1, 32768)
+    .reference([](const std::vector<at::Tensor>& in) { return std::vector{at::softmax(in[0], -1)}; })
+    .bytes([](const Dims& s) { return 2 * d(s, "B") * d(s, "N") * kFloatBytes; })
+    .flops([](const Dims& s) { return 5 * d(s, "B") * d(s, "N"); });
+
+RKT_TASK(layernorm)
+    .describe("y = (x - mean) / sqrt(var + 1e-5) * weight + bias over the last dim (biased var)")
+    .input("x", {"B", "N"}, values::normal())
+    .input("weight", {"N"}, values::normal(1, 0.1))
+    .input("bias", {"N"}, values::normal(0, 0.1))
+    .outputs({"y"})
+    .default_dims({{"B", 4096}, {"N", 8192}})
+    .small_dims({{"B", 37}, {"N", 300}})
+    .domain("B", 1, 16384)
+    .domain("N", 1, 32768)
+    .reference([](const std::vector<at::Tensor>& in) {
+      return std::vector{at::layer_norm(in[0], {in[0].size(-1)}, in[1], in[2], 1e-5)};
+    })
+    .bytes([](const Dims& s) { return (2 * d(s, "B") * d(s, "N") + 2 * d(s, "N")) * kFloatBytes; })
+    .flops([](const Dims& s) { return 8 * d(s, "B") * d(s, "N"); });
+
+RKT_TASK(rmsnorm)
+    .describe("y = x / sqrt(mean(x^2) + 1e-6) * weight over the last dim (LLaMA's RMSNorm)")
+    .input("x", {"B", "N"}, values::normal())
+    .input("weight", {"N"}, values::normal(1, 0.1))
+    .outputs({"y"})
+    .default_dims({{"B", 4096}, {"N", 8192}})
+    .small_dims({{"B", 37}, {"N", 300}})
+    .domain("B", 1, 16384)
+    .domain("N", 1, 32768)
+    .reference([](const std::vector<at::Tensor>& in) {
+      const at::Tensor& x = in[0];
+      return std::vector{x * at::rsqrt(x.square().mean(-1, /*keepdim=*/true) + 1e-6) * in[1]};
+    })
+    .bytes([](const Dims& s) { return (2 * d(s, "B") * d(s, "N") + d(s, "N")) * kFloatBytes; })
+    .flops([](const Dims& s) { return 4 * d(s, "B") * d(s, "N"); });
+
+RKT_TASK(matmul)
+    .describe("C = A @ B")
+    .input("A", {"M", "K"}, values::normal())
+    .input("B", {"K", "N"}, values::normal())
+    .outputs({"C"})
+    .default_dims({{"M", 4096}, {"K", 4096}, {"N", 4096}})
+    .small_dims({{"M", 33}, {"K", 70}, {"N", 45}})
+    .domain("M", 1, 16384)
+    .domain("K", 1, 16384)
+    .domain("N", 1, 16384)
+    .reference([](const std::vector<at::Tensor>& in) { return std::vector{at::matmul(in[0], in[1])}; })
+    .bytes([](const Dims& s) {
+      return (d(s, "M") * d(s, "K") + d(s, "K") * d(s, "N") + d(s, "M") * d(s, "N")) * kFloatBytes;
+    })
+    .flops([](const Dims& s) { return 2 * d(s, "M") * d(s, "N") * d(s, "K"); });
+
+RKT_TASK(conv2d)
+    .describe("y = conv2d(x, w, b), 3x3 kernel, stride 1, zero padding 1 (same size)")
+    .input("x", {"B", "Cin", "H", "W"}, values::normal())
+    .input("w", {"Cout", "Cin", "3", "3"}, values::kaiming_uniform("Cin,3,3"))
+    .input("b", {"Cout"}, values::normal(0, 0.1))
+    .outputs({"y"})
+    .default_dims({{"B", 16}, {"Cin", 64}, {"Cout", 128}, {"H", 64}, {"W", 64}})
+    .small_dims({{"B", 2}, {"Cin", 3}, {"Cout", 5}, {"H", 9}, {"W", 11}})
+    .domain("B", 1, 64)
+    .domain("Cin", 1, 256)
+    .domain("Cout", 1, 256)
+    .domain("H", 1, 256)
+    .domain("W", 1, 256)
+    .reference([](const std::vector<at::Tensor>& in) {
+      return std::vector{at::conv2d(in[0], in[1], in[2], /*stride=*/{1, 1}, /*padding=*/{1, 1})};
+    })
+    .bytes([](const Dims& s) {
+      return (d(s, "B") * d(s, "Cin") * d(s, "H") * d(s, "W") + d(s, "Cout") * d(s, "Cin") * 9 +
+              d(s, "Cout") + d(s, "B") * d(s, "Cout") * d(s, "H") * d(s, "W")) *
+             kFloatBytes;
+    })
+    .flops([](const Dims& s) {
+      return 2 * d(s, "B") * d(s, "Cout") * d(s, "H") * d(s, "W") * d(s, "Cin") * 9;
+    });
+
+RKT_TASK(cross_entropy)
+    .describe("loss = mean over b of -log_softmax(logits)[b, target[b]] (a rank-0 tensor)")
+    .input("logits", {"B", "C"}, values::normal())
+    .input("target", {"B"}, values::class_index("C"))
+    .outputs({"loss"})
+    .default_dims({{"B", 4096}, {"C", 32000}})
+    .small_dims({{"B", 37}, {"C", 100}})
+    .domain("B", 1, 16384)
+    .domain("C", 1, 65536)
+    .reference([](const std::vector<at::Tensor>& in) {
+      return std::vector{at::nll_loss(at::log_softmax(in[0], 1), in[1])};
+    })
+    .bytes([](const Dims& s) { return d(s, "B") * d(s, "C") * kFloatBytes + d(s, "B") * 8 + 4; })
+    .flops([](const Dims& s) { return 4 * d(s, "B") * d(s, "C"); });

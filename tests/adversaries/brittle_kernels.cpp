@@ -1,0 +1,96 @@
+// Brittle kernels: each is right on the inputs a naive benchmark shows it and wrong elsewhere.
+// The framework must fail each one in the right case, with a message that says why
+// (tests/unit/adversary_test.cpp checks that).
+#include <cmath>
+#include <cstdint>
+
+#include "rkt/kernel.h"
+
+namespace {
+
+// Correct only for non-negative inputs: returns x. The relu task draws x from U[0, 1) as
+// KernelBench does, so only the negated distribution can tell.
+void relu_identity(rkt::KernelCall& call) {
+  const float* x = call.input(0).data_as<const float>();
+  float* y = call.output(0).data_as<float>();
+  for (std::int64_t i = 0; i < call.input(0).numel(); ++i) y[i] = x[i];
+}
+
+// Computes exp in half precision without subtracting the row max, claiming fp16: fine at x1,
+// overflows (65504 is half's largest value) once inputs are scaled x3.
+void softmax_half_exp(rkt::KernelCall& call) {
+  const std::int64_t rows = call.input(0).size(0), n = call.input(0).size(1);
+  const float* x = call.input(0).data_as<const float>();
+  float* y = call.output(0).data_as<float>();
+  for (std::int64_t r = 0; r < rows; ++r) {
+    _Float16 sum = 0;
+    for (std::int64_t j = 0; j < n; ++j) sum += static_cast<_Float16>(std::exp(x[r * n + j]));
+    for (std::int64_t j = 0; j < n; ++j) {
+      const _Float16 e = static_cast<_Float16>(std::exp(x[r * n + j]));
+      y[r * n + j] = static_cast<float>(e / sum);
+    }
+  }
+}
+
+// Adds a fixed epsilon (1e-5 on top of the task's 1e-6): invisible at unit scale, a 5% error
+// when inputs are scaled x0.01 and mean(x^2) is 1e-4.
+void rmsnorm_fixed_epsilon(rkt::KernelCall& call) {
+  const std::int64_t rows = call.input(0).size(0), n = call.input(0).size(1);
+  const float* x = call.input(0).data_as<const float>();
+  const float* w = call.input(1).data_as<const float>();
+  float* y = call.output(0).data_as<float>();
+  for (std::int64_t r = 0; r < rows; ++r) {
+    double mean_square = 0;
+    for (std::int64_t j = 0; j < n; ++j) mean_square += double(x[r * n + j]) * x[r * n + j];
+    mean_square /= static_cast<double>(n);
+    const double inverse = 1.0 / std::sqrt(mean_square + 1e-6 + 1e-5);
+    for (std::int64_t j = 0; j < n; ++j) y[r * n + j] = static_cast<float>(x[r * n + j] * inverse * w[j]);
+  }
+}
+
+// Guards on the test shape: computes softmax only when the input is 37 x 300 (the CPU test
+// size) and returns a plausible-looking uniform distribution otherwise.
+void softmax_shape_guard(rkt::KernelCall& call) {
+  const std::int64_t rows = call.input(0).size(0), n = call.input(0).size(1);
+  const float* x = call.input(0).data_as<const float>();
+  float* y = call.output(0).data_as<float>();
+  const bool test_shape = rows == 37 && n == 300;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    double max = x[r * n], sum = 0;
+    for (std::int64_t j = 0; j < n; ++j) max = std::fmax(max, x[r * n + j]);
+    for (std::int64_t j = 0; j < n; ++j) sum += std::exp(x[r * n + j] - max);
+    for (std::int64_t j = 0; j < n; ++j) {
+      y[r * n + j] = test_shape ? static_cast<float>(std::exp(x[r * n + j] - max) / sum)
+                                : 1.0f / static_cast<float>(n);
+    }
+  }
+}
+
+// Sums rows in chunks of 32 and drops the tail: correct only when N is a multiple of 32
+// (the CPU test size is 512).
+void sum_dim_multiple_of_32(rkt::KernelCall& call) {
+  const std::int64_t rows = call.input(0).size(0), n = call.input(0).size(1);
+  const float* x = call.input(0).data_as<const float>();
+  float* y = call.output(0).data_as<float>();
+  for (std::int64_t r = 0; r < rows; ++r) {
+    double sum = 0;
+    for (std::int64_t chunk = 0; chunk + 32 <= n; chunk += 32) {
+      for (std::int64_t j = chunk; j < chunk + 32; ++j) sum += x[r * n + j];
+    }
+    y[r] = static_cast<float>(sum);
+  }
+}
+
+}  // namespace
+
+ROBUST_KERNEL_TEST(relu, brittle_identity, relu_identity)
+    .describe("returns x: right only for non-negative inputs");
+ROBUST_KERNEL_TEST(softmax, brittle_half_exp, softmax_half_exp)
+    .precision(rkt::Precision::fp16)
+    .describe("exp in half precision without max subtraction: overflows at x3");
+ROBUST_KERNEL_TEST(rmsnorm, brittle_fixed_epsilon, rmsnorm_fixed_epsilon)
+    .describe("adds a fixed 1e-5 to mean(x^2): breaks at x0.01");
+ROBUST_KERNEL_TEST(softmax, brittle_shape_guard, softmax_shape_guard)
+    .describe("correct only at the 37 x 300 test shape");
+ROBUST_KERNEL_TEST(sum_dim, brittle_multiple_of_32, sum_dim_multiple_of_32)
+    .describe("drops the tail of rows whose length is not a multiple of 32");

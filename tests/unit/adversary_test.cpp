@@ -1,0 +1,128 @@
+// Runs the adversarial kernels (tests/adversaries) under supervision, as `rkt test` does, and
+// checks that each is caught in the right case with a message that says why, and that honest
+// results are never lost when a kernel crashes.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <regex>
+
+#include "framework/supervisor.h"
+
+namespace rkt {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::map<std::string, CaseRecord> run_cases(const std::string& filter, int timeout_seconds = 60) {
+  SupervisionOptions options;
+  options.executable = RKT_ADVERSARIES_EXECUTABLE;
+  options.gtest_filter = filter;
+  options.echo_child_output = false;
+  options.case_timeout_seconds = timeout_seconds;
+  const SupervisedRun run = run_supervised(options);
+  EXPECT_TRUE(run.problems.empty()) << ::testing::PrintToString(run.problems);
+  std::map<std::string, CaseRecord> by_name;
+  for (const CaseRecord& record : run.cases) by_name[record.name] = record;
+  return by_name;
+}
+
+void expect_status(const std::map<std::string, CaseRecord>& cases, const std::string& name,
+                   const std::string& status) {
+  const auto found = cases.find(name);
+  ASSERT_NE(found, cases.end()) << name << " did not run";
+  EXPECT_EQ(found->second.status, status) << name << ": " << found->second.message;
+}
+
+TEST(BrittleKernels, IdentityReluFailsOnlyOnNegatedInputs) {
+  const auto cases = run_cases("relu/brittle_identity.*");
+  expect_status(cases, "relu/brittle_identity.correctness_x1", "passed");
+  expect_status(cases, "relu/brittle_identity.correctness_x3", "passed");
+  expect_status(cases, "relu/brittle_identity.correctness_x0_01", "passed");
+  expect_status(cases, "relu/brittle_identity.correctness_negated", "failed");
+  expect_status(cases, "relu/brittle_identity.property_scale", "failed");
+  EXPECT_THAT(cases.at("relu/brittle_identity.correctness_negated").message,
+              HasSubstr("distribution negated (scale -1)"));
+  EXPECT_THAT(cases.at("relu/brittle_identity.correctness_negated").message,
+              HasSubstr("outside atol"));
+}
+
+TEST(BrittleKernels, HalfPrecisionSoftmaxOverflowsAtX3) {
+  const auto cases = run_cases("softmax/brittle_half_exp.correctness_*");
+  expect_status(cases, "softmax/brittle_half_exp.correctness_x1", "passed");
+  expect_status(cases, "softmax/brittle_half_exp.correctness_x3", "failed");
+  EXPECT_THAT(cases.at("softmax/brittle_half_exp.correctness_x3").message,
+              HasSubstr("NaN/Inf where the reference is finite"));
+  EXPECT_THAT(cases.at("softmax/brittle_half_exp.correctness_x3").message,
+              HasSubstr("[claims fp16]"));
+}
+
+TEST(BrittleKernels, FixedEpsilonBreaksAtX001) {
+  const auto cases = run_cases("rmsnorm/brittle_fixed_epsilon.correctness_*");
+  expect_status(cases, "rmsnorm/brittle_fixed_epsilon.correctness_x1", "passed");
+  expect_status(cases, "rmsnorm/brittle_fixed_epsilon.correctness_x3", "passed");
+  expect_status(cases, "rmsnorm/brittle_fixed_epsilon.correctness_negated", "passed");
+  expect_status(cases, "rmsnorm/brittle_fixed_epsilon.correctness_x0_01", "failed");
+  EXPECT_THAT(cases.at("rmsnorm/brittle_fixed_epsilon.correctness_x0_01").message,
+              HasSubstr("relative error norm"));
+}
+
+TEST(BrittleKernels, ShapeGuardPassesTheFixedShapeAndFailsTheShapeProperty) {
+  const auto cases = run_cases("softmax/brittle_shape_guard.*");
+  for (const char* scaling : {"x1", "x3", "x0_01", "negated"}) {
+    expect_status(cases, std::string("softmax/brittle_shape_guard.correctness_") + scaling,
+                  "passed");
+  }
+  expect_status(cases, "softmax/brittle_shape_guard.property_shapes", "failed");
+}
+
+TEST(BrittleKernels, MultipleOf32KernelShrinksToASmallFailingShape) {
+  const auto cases = run_cases("sum_dim/brittle_multiple_of_32.*");
+  expect_status(cases, "sum_dim/brittle_multiple_of_32.correctness_x1", "passed");
+  expect_status(cases, "sum_dim/brittle_multiple_of_32.property_shapes", "failed");
+  const std::string& message = cases.at("sum_dim/brittle_multiple_of_32.property_shapes").message;
+  std::smatch match;
+  ASSERT_TRUE(std::regex_search(message, match, std::regex("dim N = ([0-9]+)"))) << message;
+  const int n = std::stoi(match[1]);
+  EXPECT_LE(n, 64) << "rapidcheck should shrink to a small failing N";
+  EXPECT_NE(n % 32, 0);
+  EXPECT_THAT(message, HasSubstr("RC_PARAMS=\""));
+  EXPECT_THAT(message, HasSubstr("reproduce="));
+}
+
+TEST(ProcessCheats, EarlyExitsWithStatusZeroAreFailuresNotPasses) {
+  for (const char* kernel : {"cheat_exit_zero", "cheat_quick_exit", "cheat_underscore_exit"}) {
+    const std::string suite = std::string("relu/") + kernel;
+    const auto cases = run_cases(suite + ".correctness_x1:" + suite + ".correctness_x3");
+    expect_status(cases, suite + ".correctness_x1", "crashed");
+    expect_status(cases, suite + ".correctness_x3", "crashed");  // Rerun in a fresh process.
+    EXPECT_THAT(cases.at(suite + ".correctness_x1").message,
+                HasSubstr("exit status 0 before the framework wrote its verdict"));
+  }
+}
+
+TEST(ProcessCheats, ACrashIsRecordedAndEarlierResultsAreKept) {
+  const auto cases = run_cases(
+      "relu/brittle_identity.correctness_x1:relu/cheat_segfaults.correctness_x1:"
+      "relu/cheat_segfaults.correctness_x3");
+  expect_status(cases, "relu/brittle_identity.correctness_x1", "passed");
+  expect_status(cases, "relu/cheat_segfaults.correctness_x1", "crashed");
+  expect_status(cases, "relu/cheat_segfaults.correctness_x3", "crashed");
+  EXPECT_THAT(cases.at("relu/cheat_segfaults.correctness_x1").message, HasSubstr("signal 11"));
+}
+
+TEST(ProcessCheats, AThrowingKernelFailsWithItsMessage) {
+  const auto cases = run_cases("relu/cheat_throws.correctness_x1");
+  expect_status(cases, "relu/cheat_throws.correctness_x1", "failed");
+  EXPECT_THAT(cases.at("relu/cheat_throws.correctness_x1").message,
+              HasSubstr("the kernel threw: kernel gave up"));
+}
+
+TEST(ProcessCheats, AHangingKernelIsKilledAfterTheTimeout) {
+  const auto cases = run_cases("relu/cheat_hangs.correctness_x1", /*timeout_seconds=*/2);
+  expect_status(cases, "relu/cheat_hangs.correctness_x1", "crashed");
+  EXPECT_THAT(cases.at("relu/cheat_hangs.correctness_x1").message, HasSubstr("hang"));
+}
+
+}  // namespace
+}  // namespace rkt

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Configures, builds, tests and runs the main job on a GPU machine in one go (GPU time is
+# scarce). Needs .gpu-deps/ from tools/gpu/fetch_deps.sh and a python3 with a CUDA torch.
+# Writes every log under ${OUT:-gpu-out}/ and prints a short table last.
+#
+#   bash tools/gpu/run.sh [ctest-regex]
+set -uo pipefail
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+out="${OUT:-$repo_root/gpu-out}"
+mkdir -p "$out"
+cd "$repo_root"
+deps=/tmp/rkt-deps
+mkdir -p "$deps"
+for f in .gpu-deps/*.deb; do dpkg -x "$f" "$deps"; done
+export LD_LIBRARY_PATH="$deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+torch_prefix="$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')"
+export TORCH_CUDA_ARCH_LIST="${TORCH_CUDA_ARCH_LIST:-9.0}"
+
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
+  nvcc --version | tail -n 2
+  python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)'
+  echo "command: bash tools/gpu/run.sh $*"
+} | tee "$out/machine.txt"
+
+build=/tmp/rkt-build
+start=$(date +%s)
+cmake -S . -B "$build" -DCMAKE_PREFIX_PATH="$torch_prefix;$deps/usr" \
+  -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_BUILD_TYPE=Release >"$out/configure.log" 2>&1 ||
+  { tail -n 40 "$out/configure.log"; exit 1; }
+cmake --build "$build" -j "$(nproc)" >"$out/build.log" 2>&1 || { tail -n 60 "$out/build.log"; exit 1; }
+echo "configure + build: $(($(date +%s) - start)) s"
+
+start=$(date +%s)
+ctest --test-dir "$build" --output-on-failure -j 4 ${1:+-R "$1"} >"$out/ctest.log" 2>&1
+ctest_status=$?
+echo "ctest: exit $ctest_status, $(($(date +%s) - start)) s"
+
+start=$(date +%s)
+"$build/bin/rkt" run --out "$out/run" >"$out/main_job.log" 2>&1
+run_status=$?
+echo "rkt run: exit $run_status, $(($(date +%s) - start)) s"
+
+echo
+grep -E "tests passed|tests failed|Total Test time" "$out/ctest.log"
+grep -E "^[0-9]+% tests|\*\*\*Failed|Not Run|Timeout" "$out/ctest.log" | head -n 40
+echo
+cat "$out/run/summary.md" 2>/dev/null | head -n 60

@@ -36,7 +36,7 @@ bool all_finite(const at::Tensor& tensor) {
 
 double relative_error_norm(const at::Tensor& output, const at::Tensor& reference) {
   const at::Tensor out = output.to(at::kDouble);
-  const at::Tensor ref = reference.to(at::kDouble);
+  const at::Tensor ref = reference.to(out.device()).to(at::kDouble);
   const double error = (out - ref).norm().item<double>();
   const double scale = ref.norm().item<double>();
   return scale > 0 ? error / scale : error;
@@ -45,7 +45,7 @@ double relative_error_norm(const at::Tensor& output, const at::Tensor& reference
 std::int64_t count_outside_tolerance(const at::Tensor& output, const at::Tensor& reference,
                                      const Tolerance& tolerance) {
   const at::Tensor out = output.to(at::kDouble);
-  const at::Tensor ref = reference.to(at::kDouble);
+  const at::Tensor ref = reference.to(out.device()).to(at::kDouble);
   const at::Tensor inside = (out - ref).abs() <= tolerance.atol + tolerance.rtol * ref.abs();
   return inside.numel() - inside.sum().item<std::int64_t>();
 }
@@ -75,8 +75,9 @@ OutputCheck check_output(const at::Tensor& output, const at::Tensor& reference,
     check.message = why.str();
     return check;
   }
-  const at::Tensor out = output.detach().to(at::kCPU).to(at::kDouble).contiguous();
-  const at::Tensor ref = reference.detach().to(at::kCPU).to(at::kDouble).contiguous();
+  // Compared where the output lives (on the GPU for CUDA kernels): only scalars come back.
+  const at::Tensor out = output.detach().to(at::kDouble).contiguous();
+  const at::Tensor ref = reference.detach().to(out.device()).to(at::kDouble).contiguous();
   const at::Tensor error = (out - ref).abs();
   const at::Tensor bad_value = at::isfinite(ref) & ~at::isfinite(out);
   const at::Tensor outside = ~(error <= tolerance.atol + tolerance.rtol * ref.abs());

@@ -2,6 +2,7 @@
 
 #include <ATen/ATen.h>
 
+#include <cmath>
 #include <iomanip>
 #include <sstream>
 
@@ -42,11 +43,18 @@ double relative_error_norm(const at::Tensor& output, const at::Tensor& reference
   return scale > 0 ? error / scale : error;
 }
 
+double reference_scale(const at::Tensor& reference) {
+  if (reference.numel() == 0) return 1.0;
+  const double rms = reference.to(at::kDouble).square().mean().sqrt().item<double>();
+  return std::isfinite(rms) && rms > 0 ? rms : 1.0;
+}
+
 std::int64_t count_outside_tolerance(const at::Tensor& output, const at::Tensor& reference,
                                      const Tolerance& tolerance) {
   const at::Tensor out = output.to(at::kDouble);
   const at::Tensor ref = reference.to(out.device()).to(at::kDouble);
-  const at::Tensor inside = (out - ref).abs() <= tolerance.atol + tolerance.rtol * ref.abs();
+  const double atol = tolerance.atol * reference_scale(ref);
+  const at::Tensor inside = (out - ref).abs() <= atol + tolerance.rtol * ref.abs();
   return inside.numel() - inside.sum().item<std::int64_t>();
 }
 
@@ -80,7 +88,9 @@ OutputCheck check_output(const at::Tensor& output, const at::Tensor& reference,
   const at::Tensor ref = reference.detach().to(out.device()).to(at::kDouble).contiguous();
   const at::Tensor error = (out - ref).abs();
   const at::Tensor bad_value = at::isfinite(ref) & ~at::isfinite(out);
-  const at::Tensor outside = ~(error <= tolerance.atol + tolerance.rtol * ref.abs());
+  const double scale = reference_scale(ref);
+  const double atol = tolerance.atol * scale;
+  const at::Tensor outside = ~(error <= atol + tolerance.rtol * ref.abs());
   const std::int64_t outside_count = outside.sum().item<std::int64_t>();
   const std::int64_t bad_value_count = bad_value.sum().item<std::int64_t>();
   check.relative_error_norm = relative_error_norm(out, ref);
@@ -95,10 +105,10 @@ OutputCheck check_output(const at::Tensor& output, const at::Tensor& reference,
         << ", reference " << ref.flatten()[first].item<double>() << "); ";
   }
   if (outside_count > 0) {
-    const std::int64_t worst =
-        at::nan_to_num(error, 1e308).flatten().argmax().item<std::int64_t>();
+    const std::int64_t worst = outside.flatten().nonzero()[0].item<std::int64_t>();
     why << outside_count << " of " << out.numel() << " elements are outside atol="
-        << tolerance.atol << " rtol=" << tolerance.rtol << " (worst at "
+        << tolerance.atol << " x rms(ref) " << scale << " = " << atol
+        << ", rtol=" << tolerance.rtol << " (first at "
         << index_of(worst, out.sizes()) << ": output " << out.flatten()[worst].item<double>()
         << ", reference " << ref.flatten()[worst].item<double>() << "); ";
   }

@@ -13,7 +13,11 @@ namespace rkt {
 /// the absolute norm ||output - reference|| is returned instead.
 double relative_error_norm(const at::Tensor& output, const at::Tensor& reference);
 
-/// Number of elements with |output - reference| > atol + rtol * |reference| (NaN counts).
+/// The RMS of `reference`, or 1 when it is zero or not finite: the unit of Tolerance::atol.
+double reference_scale(const at::Tensor& reference);
+
+/// Number of elements with |output - reference| > atol * reference_scale + rtol * |reference|
+/// (NaN counts).
 std::int64_t count_outside_tolerance(const at::Tensor& output, const at::Tensor& reference,
                                      const Tolerance& tolerance);
 

@@ -51,8 +51,10 @@ TEST(BrittleKernels, HalfPrecisionSoftmaxOverflowsAtX3) {
   const auto cases = run_cases("softmax/brittle_half_exp.correctness_*");
   expect_status(cases, "softmax/brittle_half_exp.correctness_x1", "passed");
   expect_status(cases, "softmax/brittle_half_exp.correctness_x3", "failed");
+  // How the overflow shows depends on the compiler's _Float16 arithmetic: Inf/NaN (g++ 12) or
+  // zeros from dividing by an infinite sum (g++ 13, seen on the H200 machine).
   EXPECT_THAT(cases.at("softmax/brittle_half_exp.correctness_x3").message,
-              HasSubstr("NaN/Inf where the reference is finite"));
+              HasSubstr("distribution x3 (scale 3)"));
   EXPECT_THAT(cases.at("softmax/brittle_half_exp.correctness_x3").message,
               HasSubstr("[claims fp16]"));
 }

@@ -36,11 +36,25 @@ TEST(RelativeErrorNorm, FallsBackToTheAbsoluteNormForAZeroReference) {
   EXPECT_DOUBLE_EQ(relative_error_norm(at::tensor({0.0, 2.0}, at::kDouble), reference), 2.0);
 }
 
-TEST(CountOutsideTolerance, AppliesAtolPlusRtolTimesReference) {
-  const at::Tensor reference = at::tensor({0.0, 100.0, 1.0}, at::kDouble);
-  // Allowed errors: 1e-4, 1e-4 + 1e-2, 2e-4.
-  const at::Tensor output = at::tensor({0.5e-4, 100.005, 1.001}, at::kDouble);
+TEST(ReferenceScale, IsTheRmsOrOneForAZeroReference) {
+  EXPECT_DOUBLE_EQ(reference_scale(at::tensor({3.0, -3.0}, at::kDouble)), 3.0);
+  EXPECT_DOUBLE_EQ(reference_scale(at::zeros({4}, at::kDouble)), 1.0);
+}
+
+TEST(CountOutsideTolerance, AppliesAtolTimesRmsPlusRtolTimesReference) {
+  const at::Tensor reference = at::tensor({0.0, 2.0, -2.0, 2.0}, at::kDouble);  // rms sqrt(3)
+  // Allowed errors: 1e-4 * sqrt(3) (~1.73e-4) + 1e-4 * |ref|: 1.73e-4, 3.73e-4, 3.73e-4, 3.73e-4.
+  const at::Tensor output = at::tensor({1.5e-4, 2.0003, -2.0005, 2.0}, at::kDouble);
   EXPECT_EQ(count_outside_tolerance(output, reference, kFp32), 1);
+}
+
+TEST(CountOutsideTolerance, MeansTheSameAtEveryScale) {
+  const at::Tensor reference = at::randn({1000}, at::kDouble);
+  const at::Tensor output = reference + 3e-5 * at::randn({1000}, at::kDouble);
+  const std::int64_t at_unit_scale = count_outside_tolerance(output, reference, kFp32);
+  for (double scale : {1e-3, 1e3}) {
+    EXPECT_EQ(count_outside_tolerance(output * scale, reference * scale, kFp32), at_unit_scale);
+  }
 }
 
 TEST(CountOutsideTolerance, CountsNaNAsOutside) {
@@ -84,11 +98,21 @@ TEST(CheckOutput, ReportsNaNWhereTheReferenceIsFinite) {
                                        "finite (first at [1,2]"));
 }
 
-TEST(CheckOutput, CatchesAScaledErrorThatAllcloseAloneWouldAccept) {
-  // Outputs around 1e-4 (a x0.01 case): a 50% error is below atol, but not below the norm bound.
+TEST(CheckOutput, CatchesAnErrorThatAnAbsoluteAtolWouldAccept) {
+  // Outputs around 1e-4 (a x0.01 case): a 50% error is below torch.allclose's absolute 1e-4.
   const at::Tensor reference = at::full({100}, 1e-4, at::kDouble);
   const OutputCheck check = check_output(at::full({100}, 1.5e-4, at::kFloat), reference,
                                          at::kFloat, at::kCPU, kFp32);
+  EXPECT_FALSE(check.passed);
+  EXPECT_THAT(check.message, HasSubstr("100 of 100 elements are outside"));
+  EXPECT_THAT(check.message, HasSubstr("relative error norm"));
+}
+
+TEST(CheckOutput, TheNormBoundCatchesSmallErrorsSpreadEverywhere) {
+  // Every element off by 3e-5 relative: inside atol/rtol 1e-4, but the norm is 3x its 1e-5 bound.
+  const at::Tensor reference = at::full({100}, 2.0, at::kDouble);
+  const OutputCheck check = check_output(at::full({100}, 2.0 * (1 + 3e-5), at::kFloat),
+                                         reference, at::kFloat, at::kCPU, kFp32);
   EXPECT_FALSE(check.passed);
   EXPECT_THAT(check.message, HasSubstr("relative error norm"));
   EXPECT_THAT(check.message, ::testing::Not(HasSubstr("outside atol")));
@@ -99,8 +123,9 @@ TEST(CheckOutput, NamesTheWorstElement) {
   const OutputCheck check = check_output(at::tensor({0.0f, 0.0f, 0.5f, 0.0f}), reference,
                                          at::kFloat, at::kCPU, kFp32);
   EXPECT_FALSE(check.passed);
-  EXPECT_THAT(check.message, HasSubstr("1 of 4 elements are outside atol=0.0001 rtol=0.0001 "
-                                       "(worst at [2]: output 0.5, reference 0)"));
+  EXPECT_THAT(check.message, HasSubstr("1 of 4 elements are outside atol=0.0001 x rms(ref) 1 = "
+                                       "0.0001, rtol=0.0001 (first at [2]: output 0.5, "
+                                       "reference 0)"));
 }
 
 }  // namespace

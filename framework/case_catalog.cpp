@@ -1,14 +1,50 @@
 #include "framework/case_catalog.h"
 
 #include "framework/correctness_case.h"
+#include "framework/hidden_inputs.h"
 #include "framework/input_scaling.h"
+#include "framework/integrity_cases.h"
 #include "framework/property_cases.h"
 #include "framework/seeding.h"
 
 namespace rkt {
+namespace {
+
+// A hidden case's outcome, with its details withheld unless RKT_HIDDEN_VERBOSE=1.
+CaseOutcome run_hidden_case(const KernelSpec& kernel, const TaskSpec& task,
+                            const HiddenCase& hidden, std::size_t index) {
+  CaseInputs inputs;
+  inputs.dims = task.test_dims(kernel.device());
+  inputs.distribution = "hidden " + std::to_string(index);
+  inputs.seed = case_seed(task.id() + "/hidden_" + std::to_string(index));
+  switch (hidden.kind) {
+    case HiddenCase::Kind::scale: inputs.scale = hidden.scale; break;
+    case HiddenCase::Kind::value_range: inputs.value_range = hidden.range; break;
+    case HiddenCase::Kind::dims:
+      for (const auto& [name, size] : hidden.dims) inputs.dims[name] = size;
+      break;
+  }
+  CaseOutcome outcome = run_correctness_case(kernel, task, inputs);
+  if (hidden_details_allowed() || outcome.status == CaseStatus::skipped) return outcome;
+  const std::string label = kernel.full_id() + " hidden case " + std::to_string(index);
+  switch (outcome.status) {
+    case CaseStatus::passed: outcome.message = label + " passed"; break;
+    case CaseStatus::failed:
+      outcome.message = label + " failed (its inputs are secret; where the hidden suite is "
+                                "available, RKT_HIDDEN_VERBOSE=1 shows the details)";
+      break;
+    case CaseStatus::dropped:
+      outcome.message = label + " dropped: the reference is not finite on these inputs";
+      break;
+    case CaseStatus::skipped: break;
+  }
+  return outcome;
+}
+
+}  // namespace
 
 const std::vector<std::string>& case_labels() {
-  static const std::vector<std::string> labels = {"correctness", "property"};
+  static const std::vector<std::string> labels = {"correctness", "property", "integrity"};
   return labels;
 }
 
@@ -30,6 +66,18 @@ std::vector<KernelCase> cases_of(const KernelSpec& kernel, const TaskSpec& task)
   for (PropertyKind kind : all_property_kinds()) {
     cases.push_back({kernel.full_id(), std::string("property_") + to_string(kind), "property",
                      [&kernel, &task, kind] { return run_property(kernel, task, kind); }});
+  }
+  for (IntegrityGate gate : all_integrity_gates()) {
+    cases.push_back({kernel.full_id(), std::string("integrity_") + to_string(gate), "integrity",
+                     [&kernel, &task, gate] { return run_integrity_case(kernel, task, gate); }});
+  }
+  const std::vector<HiddenCase>& suite = hidden_inputs().suite;
+  for (std::size_t i = 0; i < suite.size(); ++i) {
+    if (suite[i].kind == HiddenCase::Kind::dims && suite[i].task != task.id()) continue;
+    cases.push_back({kernel.full_id(), "integrity_hidden_" + std::to_string(i + 1), "integrity",
+                     [&kernel, &task, hidden = suite[i], i] {
+                       return run_hidden_case(kernel, task, hidden, i + 1);
+                     }});
   }
   return cases;
 }

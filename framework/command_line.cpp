@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "framework/gtest_expansion.h"
+#include "framework/hidden_inputs.h"
+#include "framework/memory_scrub.h"
 #include "framework/listing.h"
 #include "framework/main_job.h"
 #include "framework/registry_validation.h"
@@ -39,6 +41,9 @@ Usage:
 
 Environment:
   RKT_SEED=N       reproduces a run's inputs (each run prints its seed)
+  RKT_SECRET_SEED=N  mixed into every seed; read once and removed from the environment
+  RKT_HIDDEN_SUITE=FILE  extra hidden cases (docs/threat_model.md); reports never show them
+  RKT_HIDDEN_VERBOSE=1   show hidden cases' details in failure messages
   RC_PARAMS=...    rapidcheck settings; a failing property prints the RC_PARAMS that replays it
                    (default trials per property: %CPU_TRIALS% on CPU, %CUDA_TRIALS% on CUDA)
 )";
@@ -69,6 +74,7 @@ int usage_error(const std::string& message) {
 
 // The child side: plain gtest over the expanded cases, reporting through the verdict channel.
 int run_child(int argc, char** argv) {
+  poison_host_allocations();  // Freshly allocated host memory reads as NaN (integrity gate 1).
   ::testing::InitGoogleTest(&argc, argv);
   const bool supervised = install_verdict_reporter();
   register_gtest_cases();
@@ -133,6 +139,12 @@ int run_command_line(int argc, char** argv) {
     for (const std::string& error : errors) std::cerr << "rkt: error: " << error << "\n";
     return 2;
   }
+  try {
+    hidden_inputs();  // Read once, and removed from the environment, before any kernel runs.
+  } catch (const std::invalid_argument& error) {
+    std::cerr << "rkt: error: " << error.what() << "\n";
+    return 2;
+  }
   if (argc >= 2 && std::string(argv[1]) == "--rkt-child") {
     // Drop our marker so gtest sees only its own flags.
     std::vector<char*> child_argv = {argv[0]};
@@ -174,7 +186,8 @@ int run_command_line(int argc, char** argv) {
                                 : (options.kernel.empty() ? "*" : "*" + options.kernel + "*.*");
     if (options.timeout > 0) supervision.case_timeout_seconds = options.timeout;
     std::cout << "rkt test: seed " << base_seed() << " (RKT_SEED=" << base_seed()
-              << " reproduces), filter " << supervision.gtest_filter << std::endl;
+              << " reproduces), filter " << supervision.gtest_filter
+              << ", hidden inputs: " << hidden_inputs().summary() << std::endl;
     ::setenv("RKT_SEED", std::to_string(base_seed()).c_str(), 1);  // One seed for all children.
     const SupervisedRun run = run_supervised(supervision);
     std::cout << "\n" << summarize(run);

@@ -6,9 +6,10 @@
 
 #include "framework/device_support.h"
 #include "framework/dim_resolution.h"
+#include "framework/hidden_inputs.h"
+#include "framework/seeding.h"
 #include "framework/input_generation.h"
 #include "framework/input_scaling.h"
-#include "framework/kernel_invocation.h"
 #include "framework/output_comparison.h"
 #include "framework/torch_bridge.h"
 
@@ -26,48 +27,54 @@ const char* to_string(CaseStatus status) {
 
 std::string describe_case(const CaseInputs& inputs) {
   std::ostringstream text;
-  text << "distribution " << inputs.distribution << " (scale " << inputs.scale << "), dims "
-       << format_dims(inputs.dims) << ", seed " << inputs.seed;
+  text << "distribution " << inputs.distribution << " (scale " << inputs.scale;
+  if (inputs.value_range) {
+    text << ", values U[" << inputs.value_range->first << ", " << inputs.value_range->second
+         << ")";
+  }
+  text << "), dims " << format_dims(inputs.dims) << ", ";
+  // A case seed, with the public base seed, would give the secret away.
+  if (secret_seed_part() != 0 && !hidden_details_allowed()) {
+    text << "seed withheld (secret seed in use)";
+  } else {
+    text << "seed " << inputs.seed;
+  }
   return text.str();
 }
 
-CaseOutcome run_correctness_case(const KernelSpec& kernel, const TaskSpec& task,
-                                 const CaseInputs& case_inputs) {
-  const std::string where = kernel.full_id() + ", " + describe_case(case_inputs);
-  if (!device_available(kernel.device())) {
-    return {CaseStatus::skipped, kernel.full_id() + " needs " + to_string(kernel.device()) +
-                                     ": " + device_unavailable_reason(kernel.device())};
+PreparedCase prepare_case(const KernelSpec& kernel, const TaskSpec& task,
+                          const CaseInputs& case_inputs) {
+  PreparedCase prepared;
+  prepared.host_inputs = generate_inputs(task, case_inputs.dims, case_inputs.seed);
+  if (case_inputs.value_range) {
+    for (std::size_t i = 0; i < prepared.host_inputs.size(); ++i) {
+      if (!task.inputs()[i].is_index() && prepared.host_inputs[i].is_floating_point()) {
+        prepared.host_inputs[i].uniform_(case_inputs.value_range->first,
+                                         case_inputs.value_range->second);
+      }
+    }
   }
-  std::vector<at::Tensor> inputs;
-  std::vector<OutputSignature> signatures;
-  try {
-    inputs = generate_inputs(task, case_inputs.dims, case_inputs.seed);
-    scale_floating_inputs(task, inputs, case_inputs.scale);
-    signatures = infer_output_signatures(task, inputs, kernel.device());
-  } catch (const std::exception& error) {
-    return {CaseStatus::failed, where + ": task '" + task.id() +
-                                    "' could not prepare inputs: " + describe_exception(error)};
+  scale_floating_inputs(task, prepared.host_inputs, case_inputs.scale);
+  prepared.signatures = infer_output_signatures(task, prepared.host_inputs, kernel.device());
+  for (const at::Tensor& input : prepared.host_inputs) {
+    prepared.device_inputs.push_back(
+        input.to(to_torch_device(kernel.device()), /*non_blocking=*/false, /*copy=*/true));
   }
-  std::vector<at::Tensor> device_inputs;
-  for (const at::Tensor& input : inputs) {
-    device_inputs.push_back(input.to(to_torch_device(kernel.device())));
-  }
+  return prepared;
+}
 
-  std::vector<at::Tensor> outputs;
-  try {
-    outputs = invoke_kernel(kernel, device_inputs, signatures);
-  } catch (const std::exception& error) {
-    return {CaseStatus::failed, where + ": the kernel threw: " + describe_exception(error)};
-  }
-
+CaseOutcome judge_outputs(const KernelSpec& kernel, const TaskSpec& task, const std::string& where,
+                          const std::vector<at::Tensor>& host_inputs,
+                          const std::vector<OutputSignature>& signatures,
+                          const std::vector<at::Tensor>& outputs) {
   // The reference runs after the kernel, on fresh copies of the drawn inputs (never on the
   // buffers the kernel saw), on the kernel's device so that large cases stay fast.
   std::vector<at::Tensor> reference;
   try {
-    reference = run_reference_float64(task, inputs, kernel.device());
+    reference = run_reference_float64(task, host_inputs, kernel.device());
   } catch (const std::exception& error) {
-    return {CaseStatus::failed, where + ": the reference of task '" + task.id() +
-                                    "' threw: " + describe_exception(error)};
+    return {CaseStatus::failed,
+            where + ": the reference of task '" + task.id() + "' threw: " + describe_exception(error)};
   }
   for (std::size_t i = 0; i < reference.size(); ++i) {
     if (!all_finite(reference[i])) {
@@ -80,14 +87,12 @@ CaseOutcome run_correctness_case(const KernelSpec& kernel, const TaskSpec& task,
                                     " outputs; the task has " +
                                     std::to_string(signatures.size())};
   }
-
   const Tolerance tolerance = task.tolerance(kernel.precision());
   std::ostringstream failures;
   std::ostringstream summary;
   for (std::size_t i = 0; i < outputs.size(); ++i) {
-    const OutputCheck check =
-        check_output(outputs[i], reference[i], signatures[i].dtype,
-                     to_torch_device(kernel.device()), tolerance);
+    const OutputCheck check = check_output(outputs[i], reference[i], signatures[i].dtype,
+                                           to_torch_device(kernel.device()), tolerance);
     const std::string& name = task.output_names()[i];
     if (!check.passed) failures << " output '" << name << "': " << check.message << ".";
     summary << " output '" << name << "': max |out-ref| " << check.max_abs_error
@@ -95,11 +100,38 @@ CaseOutcome run_correctness_case(const KernelSpec& kernel, const TaskSpec& task,
   }
   const std::string claim = std::string(" [claims ") + to_string(kernel.precision()) + "]";
   if (!failures.str().empty()) {
-    std::string reason = task.tolerance_reason(kernel.precision());
+    const std::string reason = task.tolerance_reason(kernel.precision());
     return {CaseStatus::failed, where + claim + ":" + failures.str() +
                                     (reason.empty() ? "" : " (tolerance widened: " + reason + ")")};
   }
   return {CaseStatus::passed, where + claim + ":" + summary.str()};
+}
+
+std::optional<CaseOutcome> skip_if_device_missing(const KernelSpec& kernel) {
+  if (device_available(kernel.device())) return std::nullopt;
+  return CaseOutcome{CaseStatus::skipped, kernel.full_id() + " needs " +
+                                              to_string(kernel.device()) + ": " +
+                                              device_unavailable_reason(kernel.device())};
+}
+
+CaseOutcome run_correctness_case(const KernelSpec& kernel, const TaskSpec& task,
+                                 const CaseInputs& case_inputs) {
+  if (auto skipped = skip_if_device_missing(kernel)) return *skipped;
+  const std::string where = kernel.full_id() + ", " + describe_case(case_inputs);
+  PreparedCase prepared;
+  try {
+    prepared = prepare_case(kernel, task, case_inputs);
+  } catch (const std::exception& error) {
+    return {CaseStatus::failed, where + ": task '" + task.id() +
+                                    "' could not prepare inputs: " + describe_exception(error)};
+  }
+  std::vector<at::Tensor> outputs;
+  try {
+    outputs = invoke_kernel(kernel, prepared.device_inputs, prepared.signatures).outputs;
+  } catch (const std::exception& error) {
+    return {CaseStatus::failed, where + ": the kernel threw: " + describe_exception(error)};
+  }
+  return judge_outputs(kernel, task, where, prepared.host_inputs, prepared.signatures, outputs);
 }
 
 }  // namespace rkt

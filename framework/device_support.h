@@ -25,11 +25,22 @@ class KernelStreamScope {
   void* stream() const { return stream_; }
   /// Waits for the work queued on the stream (not for the whole device).
   void synchronize() const;
+  /// Marks the start and the end of the timed region on the stream (CUDA events; a host clock on
+  /// the CPU). elapsed_milliseconds() synchronizes the stream.
+  void mark_start();
+  void mark_end();
+  double elapsed_milliseconds() const;
 
  private:
   Device device_;
   void* stream_ = nullptr;
   void* stream_guard_ = nullptr;  // Restores the previously current stream on exit.
+  void* start_event_ = nullptr;
+  void* end_event_ = nullptr;
+  double host_start_ = 0, host_end_ = 0;  // [ms]
 };
+
+/// Waits for all work on the device (every stream); no-op on the CPU.
+void synchronize_device(Device device);
 
 }  // namespace rkt

@@ -6,6 +6,8 @@
 #include <stdexcept>
 
 #include "framework/device_support.h"
+#include "framework/memory_scrub.h"
+#include "framework/operator_observer.h"
 #include "framework/torch_bridge.h"
 #include "rkt/torch_kernel.h"
 
@@ -63,28 +65,33 @@ std::vector<at::Tensor> allocate_poisoned_outputs(const std::vector<OutputSignat
   return outputs;
 }
 
-std::vector<at::Tensor> invoke_kernel(const KernelSpec& kernel,
-                                      const std::vector<at::Tensor>& inputs,
-                                      const std::vector<OutputSignature>& signatures) {
+KernelRun invoke_kernel(const KernelSpec& kernel, const std::vector<at::Tensor>& inputs,
+                        const std::vector<OutputSignature>& signatures) {
   KernelStreamScope stream_scope(kernel.device());
   std::vector<TensorView> input_views;
   for (const at::Tensor& input : inputs) input_views.push_back(to_view(input));
-  std::vector<at::Tensor> outputs;
-  if (kernel.returns_tensors()) {
-    detail::TorchKernelIO io{inputs, {}};
-    KernelCall call(input_views, {}, stream_scope.stream(), &io);
-    kernel.function()(call);
-    outputs = std::move(io.outputs);
-  } else {
-    outputs = allocate_poisoned_outputs(signatures, kernel.device());
-    // The poison fill is queued on the kernel's stream; it completes before the kernel starts.
-    std::vector<TensorView> output_views;
-    for (const at::Tensor& output : outputs) output_views.push_back(to_view(output));
-    KernelCall call(input_views, output_views, stream_scope.stream());
-    kernel.function()(call);
+  KernelRun run;
+  detail::TorchKernelIO io{inputs, {}};
+  std::vector<TensorView> output_views;
+  if (!kernel.returns_tensors()) {
+    // Queued on the kernel's stream, so the poison lands before the kernel starts.
+    run.outputs = allocate_poisoned_outputs(signatures, kernel.device());
+    for (const at::Tensor& output : run.outputs) output_views.push_back(to_view(output));
   }
+  scrub_free_device_memory(kernel.device(), stream_scope.stream());
+  KernelCall call(input_views, output_views, stream_scope.stream(),
+                  kernel.returns_tensors() ? &io : nullptr);
+  {
+    OperatorObserver observer;
+    stream_scope.mark_start();
+    kernel.function()(call);
+    stream_scope.mark_end();
+    run.operators = observer.operators();
+  }
+  if (kernel.returns_tensors()) run.outputs = std::move(io.outputs);
   stream_scope.synchronize();
-  return outputs;
+  run.stream_milliseconds = stream_scope.elapsed_milliseconds();
+  return run;
 }
 
 std::vector<at::Tensor> run_reference_float64(const TaskSpec& task,

@@ -3,6 +3,8 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <map>
+#include <string>
 #include <vector>
 
 #include "rkt/registration.h"
@@ -31,11 +33,21 @@ std::string describe_exception(const std::exception& error);
 std::vector<at::Tensor> allocate_poisoned_outputs(const std::vector<OutputSignature>& signatures,
                                                   Device device);
 
+/// What one kernel call produced and did.
+struct KernelRun {
+  std::vector<at::Tensor> outputs;
+  /// ATen operators dispatched (on any thread) while the kernel function ran: name -> count.
+  std::map<std::string, int> operators;
+  /// Time of the call on the kernel's stream (CUDA events), or host time on the CPU.
+  double stream_milliseconds = 0;  // [ms]
+};
+
 /// Calls `kernel` on `inputs` (already on the kernel's device) and returns its outputs once they
-/// are complete on the stream the kernel was given. Exceptions from the kernel propagate.
-std::vector<at::Tensor> invoke_kernel(const KernelSpec& kernel,
-                                      const std::vector<at::Tensor>& inputs,
-                                      const std::vector<OutputSignature>& signatures);
+/// are complete on the stream the kernel was given (that stream only: never a device-wide
+/// synchronisation). Before the call, free device memory is scrubbed to NaN and view-form outputs
+/// are poisoned. Exceptions from the kernel propagate.
+KernelRun invoke_kernel(const KernelSpec& kernel, const std::vector<at::Tensor>& inputs,
+                        const std::vector<OutputSignature>& signatures);
 
 /// Runs `task`'s reference in float64 on copies of `inputs` made on `device` (index inputs keep
 /// their dtype). Outputs stay on `device`.

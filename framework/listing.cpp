@@ -19,6 +19,14 @@ void print_listing_text(std::ostream& out) {
     out << "  " << kernel->full_id() << " [" << to_string(kernel->device()) << ", "
         << to_string(kernel->precision()) << "]"
         << (kernel->description().empty() ? "" : ": " + kernel->description()) << "\n";
+    for (const auto& [gate, reason] : kernel->waived_gates()) {
+      out << "      gate " << to_string(gate) << " WAIVED: " << reason << "\n";
+    }
+    if (!kernel->allowed_operators().empty()) {
+      out << "      declared ATen operators:";
+      for (const std::string& name : kernel->allowed_operators()) out << " " << name;
+      out << "\n";
+    }
     if (const TaskSpec* task = find_task(kernel->task_id())) {
       out << "     ";
       for (const KernelCase& kernel_case : cases_of(*kernel, *task)) out << " " << kernel_case.name;
@@ -57,7 +65,17 @@ void print_listing_json(std::ostream& out) {
     out << (first ? "" : ",") << "{\"id\":" << json_string(kernel->kernel_id())
         << ",\"task\":" << json_string(kernel->task_id())
         << ",\"device\":" << json_string(to_string(kernel->device()))
-        << ",\"precision\":" << json_string(to_string(kernel->precision())) << ",\"cases\":[";
+        << ",\"precision\":" << json_string(to_string(kernel->precision())) << ",\"waived_gates\":{";
+    bool first_waiver = true;
+    for (const auto& [gate, reason] : kernel->waived_gates()) {
+      out << (first_waiver ? "" : ",") << json_string(to_string(gate)) << ":" << json_string(reason);
+      first_waiver = false;
+    }
+    out << "},\"allowed_operators\":[";
+    for (std::size_t i = 0; i < kernel->allowed_operators().size(); ++i) {
+      out << (i ? "," : "") << json_string(kernel->allowed_operators()[i]);
+    }
+    out << "],\"cases\":[";
     if (const TaskSpec* task = find_task(kernel->task_id())) {
       bool first_case = true;
       for (const KernelCase& kernel_case : cases_of(*kernel, *task)) {

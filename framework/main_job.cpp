@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "framework/device_support.h"
+#include "framework/hidden_inputs.h"
 #include "framework/json_text.h"
 #include "framework/seeding.h"
 #include "framework/supervisor.h"
@@ -47,6 +48,7 @@ void write_results_json(const std::filesystem::path& path, const std::vector<Ker
                         bool finished) {
   std::ofstream out(path);
   out << "{\n  \"schema\": \"rkt-test-summary/1\",\n  \"seed\": " << base_seed()
+      << ",\n  \"hidden_inputs\": " << json_string(hidden_inputs().summary())
       << ",\n  \"finished\": " << (finished ? "true" : "false") << ",\n  \"kernels\": [";
   for (std::size_t k = 0; k < results.size(); ++k) {
     const KernelResult& result = results[k];
@@ -144,7 +146,8 @@ int run_main_job(const MainJobOptions& options) {
   write_results_json(directory / "results.json", results, true);
 
   std::ostringstream report;
-  report << "# RobustKernelTest run\n\nseed " << base_seed() << "; " << kernels.size()
+  report << "# RobustKernelTest run\n\nseed " << base_seed() << "; hidden inputs: "
+         << hidden_inputs().summary() << "; " << kernels.size()
          << " kernels; " << failures << " failed.\n\n"
          << summary_table(results) << "\n";
   for (const KernelResult& result : results) {

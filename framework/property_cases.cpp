@@ -41,7 +41,7 @@ rc::detail::TestParams property_params(Device device) {
     params.maxSuccess = device == Device::cuda ? defaults::kPropertyTrialsCuda
                                                : defaults::kPropertyTrialsCpu;
   }
-  if (user.find("seed") == std::string::npos) params.seed = base_seed();
+  if (user.find("seed") == std::string::npos) params.seed = base_seed() ^ secret_seed_part();
   return params;
 }
 

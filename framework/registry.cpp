@@ -67,6 +67,37 @@ KernelSpec& KernelSpec::describe(std::string description) {
   return *this;
 }
 
+KernelSpec& KernelSpec::waive_gate(IntegrityGate gate, std::string reason) {
+  waived_gates_[gate] = std::move(reason);
+  return *this;
+}
+
+KernelSpec& KernelSpec::allow_operators(std::vector<std::string> operator_names) {
+  allowed_operators_.insert(allowed_operators_.end(), operator_names.begin(),
+                            operator_names.end());
+  return *this;
+}
+
+const char* to_string(IntegrityGate gate) {
+  switch (gate) {
+    case IntegrityGate::recycled_output: return "recycled_output";
+    case IntegrityGate::input_mutation: return "input_mutation";
+    case IntegrityGate::replay: return "replay";
+    case IntegrityGate::borrowed_computation: return "borrowed_computation";
+    case IntegrityGate::escaped_work: return "escaped_work";
+    case IntegrityGate::determinism: return "determinism";
+  }
+  return "?";
+}
+
+const std::vector<IntegrityGate>& all_integrity_gates() {
+  static const std::vector<IntegrityGate> gates = {
+      IntegrityGate::recycled_output, IntegrityGate::input_mutation,
+      IntegrityGate::replay,          IntegrityGate::borrowed_computation,
+      IntegrityGate::escaped_work,    IntegrityGate::determinism};
+  return gates;
+}
+
 KernelSpec& register_kernel(const std::string& task_id, const std::string& kernel_id,
                             KernelAdapter adapter, Device default_device, const char* file,
                             int line) {
@@ -147,6 +178,12 @@ std::vector<std::string> registry_errors() {
                        where);
     }
     if (!kernel.function()) errors.push_back("kernel '" + kernel.full_id() + "' has no function");
+    for (const auto& [gate, reason] : kernel.waived_gates()) {
+      if (reason.empty()) {
+        errors.push_back("kernel '" + kernel.full_id() + "' (" + where + ") waives gate '" +
+                         to_string(gate) + "' without a reason");
+      }
+    }
   }
   return errors;
 }

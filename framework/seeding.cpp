@@ -1,5 +1,7 @@
 #include "framework/seeding.h"
 
+#include "framework/hidden_inputs.h"
+
 #include <cstdlib>
 #include <random>
 #include <stdexcept>
@@ -43,12 +45,17 @@ std::uint64_t mix(std::uint64_t x) {
 }  // namespace
 
 std::uint64_t base_seed() { return the_base_seed().value; }
+
+std::uint64_t secret_seed_part() {
+  const auto& secret = hidden_inputs().secret_seed;
+  return secret ? mix(*secret ^ 0x5ec2e75eedull) : 0;
+}
 bool base_seed_from_environment() { return the_base_seed().from_environment; }
 
 std::uint64_t case_seed(const std::string& case_key) {
   std::uint64_t hash = 0xcbf29ce484222325ull;  // FNV-1a
   for (unsigned char c : case_key) hash = (hash ^ c) * 0x100000001b3ull;
-  return mix(base_seed() ^ mix(hash)) >> 1;  // < 2^63: fits the int64 seeds LibTorch takes
+  return mix(base_seed() ^ mix(hash) ^ secret_seed_part()) >> 1;  // < 2^63: fits LibTorch's int64
 }
 
 }  // namespace rkt

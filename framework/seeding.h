@@ -10,6 +10,8 @@ namespace rkt {
 std::uint64_t base_seed();
 /// True when the base seed came from RKT_SEED.
 bool base_seed_from_environment();
+/// What the secret seed (RKT_SECRET_SEED) adds to every seed; 0 without one.
+std::uint64_t secret_seed_part();
 /// A seed for one case, stable for a given base seed and case key (e.g. "softmax/x3").
 std::uint64_t case_seed(const std::string& case_key);
 

@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "framework/hidden_inputs.h"
 #include "framework/verdict_channel.h"
 
 namespace rkt {
@@ -58,6 +59,7 @@ ChildResult run_child(const SupervisionOptions& options, const std::string& filt
   int pipe_fds[2];
   if (::pipe(pipe_fds) != 0) throw std::runtime_error("pipe() failed");
   const std::string nonce = fresh_nonce();
+  const int secrets_fd = make_secrets_channel();
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error("fork() failed");
   if (pid == 0) {
@@ -65,6 +67,7 @@ ChildResult run_child(const SupervisionOptions& options, const std::string& filt
     ::close(pipe_fds[0]);
     ::setenv(kVerdictFdVariable, std::to_string(pipe_fds[1]).c_str(), 1);
     ::setenv(kVerdictNonceVariable, nonce.c_str(), 1);
+    if (secrets_fd >= 0) ::setenv(kSecretsFdVariable, std::to_string(secrets_fd).c_str(), 1);
     if (!options.echo_child_output) {
       const int null_fd = ::open("/dev/null", O_WRONLY);
       ::dup2(null_fd, 1);
@@ -82,6 +85,7 @@ ChildResult run_child(const SupervisionOptions& options, const std::string& filt
   }
   ::setpgid(pid, pid);
   ::close(pipe_fds[1]);
+  if (secrets_fd >= 0) ::close(secrets_fd);
 
   const std::string prefix = "RKT " + nonce + " ";
   std::string buffer;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,20 @@ namespace rkt {
 /// The one callable form the framework stores. Tensor-form kernels are adapted to it by
 /// rkt/torch_kernel.h.
 using KernelFunction = std::function<void(KernelCall&)>;
+
+/// The integrity gates every kernel is put through (docs/threat_model.md says what each catches).
+enum class IntegrityGate {
+  recycled_output,       ///< Outputs never written, or filled from the reference's freed memory.
+  input_mutation,        ///< Inputs changed by the kernel.
+  replay,                ///< Results cached by pointer, shape or call count.
+  borrowed_computation,  ///< ATen compute operators called instead of the kernel's own work.
+  escaped_work,          ///< Work left running after the kernel returned, or off its stream.
+  determinism,           ///< Different results for the same inputs (races).
+};
+
+const char* to_string(IntegrityGate gate);
+/// Every gate, in the order the cases run.
+const std::vector<IntegrityGate>& all_integrity_gates();
 
 /// A kernel callable as the registry receives it from `to_kernel_function`.
 struct KernelAdapter {
@@ -34,6 +49,12 @@ class KernelSpec {
   KernelSpec& precision(Precision precision);
   /// One line shown in listings and reports.
   KernelSpec& describe(std::string description);
+  /// Turns one integrity gate off for this kernel. The reason is mandatory and every report shows
+  /// it (the gate's case is reported as skipped with it).
+  KernelSpec& waive_gate(IntegrityGate gate, std::string reason);
+  /// ATen compute operators the kernel may call (e.g. "aten::mm"), for kernels that build on
+  /// LibTorch on purpose. Allocation, view and copy operators never need declaring.
+  KernelSpec& allow_operators(std::vector<std::string> operator_names);
 
   const std::string& task_id() const { return task_id_; }
   const std::string& kernel_id() const { return kernel_id_; }
@@ -43,6 +64,8 @@ class KernelSpec {
   Device device() const { return device_; }
   Precision precision() const { return precision_; }
   const std::string& description() const { return description_; }
+  const std::map<IntegrityGate, std::string>& waived_gates() const { return waived_gates_; }
+  const std::vector<std::string>& allowed_operators() const { return allowed_operators_; }
   const std::string& file() const { return file_; }
   int line() const { return line_; }
   /// True when the kernel returns LibTorch tensors instead of writing preallocated outputs.
@@ -55,6 +78,8 @@ class KernelSpec {
   Device device_;
   Precision precision_ = Precision::fp32;
   std::string description_;
+  std::map<IntegrityGate, std::string> waived_gates_;
+  std::vector<std::string> allowed_operators_;
   std::string file_;
   int line_ = 0;
   bool returns_tensors_ = false;

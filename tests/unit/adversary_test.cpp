@@ -7,6 +7,7 @@
 #include <map>
 #include <regex>
 
+#include "adversary_support.h"
 #include "framework/supervisor.h"
 
 namespace rkt {
@@ -14,24 +15,16 @@ namespace {
 
 using ::testing::HasSubstr;
 
+using testing::case_message;
+using testing::expect_case_status;
+
 std::map<std::string, CaseRecord> run_cases(const std::string& filter, int timeout_seconds = 60) {
-  SupervisionOptions options;
-  options.executable = RKT_ADVERSARIES_EXECUTABLE;
-  options.gtest_filter = filter;
-  options.echo_child_output = false;
-  options.case_timeout_seconds = timeout_seconds;
-  const SupervisedRun run = run_supervised(options);
-  EXPECT_TRUE(run.problems.empty()) << ::testing::PrintToString(run.problems);
-  std::map<std::string, CaseRecord> by_name;
-  for (const CaseRecord& record : run.cases) by_name[record.name] = record;
-  return by_name;
+  return testing::run_adversary_cases(filter, timeout_seconds);
 }
 
 void expect_status(const std::map<std::string, CaseRecord>& cases, const std::string& name,
                    const std::string& status) {
-  const auto found = cases.find(name);
-  ASSERT_NE(found, cases.end()) << name << " did not run";
-  EXPECT_EQ(found->second.status, status) << name << ": " << found->second.message;
+  expect_case_status(cases, name, status);
 }
 
 TEST(BrittleKernels, IdentityReluFailsOnlyOnNegatedInputs) {

@@ -15,6 +15,9 @@ void does_nothing(rkt::KernelCall&) {}
 
 // A typo in the task id: the registry must say so, and suggest the right one.
 ROBUST_KERNEL_TEST(sofmax, typo_in_task_id, does_nothing);
+// A waiver must say why.
+ROBUST_KERNEL_TEST(relu, waiver_without_reason, does_nothing)
+    .waive_gate(rkt::IntegrityGate::replay, "");
 
 namespace rkt {
 namespace {
@@ -26,6 +29,12 @@ TEST(Registry, NamesAnUnknownTaskAndSuggestsTheClosest) {
   const std::vector<std::string> errors = registry_errors();
   EXPECT_THAT(errors, Contains(HasSubstr("kernel 'typo_in_task_id'")));
   EXPECT_THAT(errors, Contains(HasSubstr("unknown task 'sofmax'; did you mean 'softmax'?")));
+}
+
+TEST(Registry, RejectsAWaiverWithoutAReason) {
+  EXPECT_THAT(registry_errors(),
+              Contains(HasSubstr("kernel 'relu/waiver_without_reason' (")));
+  EXPECT_THAT(registry_errors(), Contains(HasSubstr("waives gate 'replay' without a reason")));
 }
 
 TEST(Registry, FindsTheCoreTasks) {

@@ -1,0 +1,38 @@
+// GPU-only tricks against the timer and the read-back: work launched off the stream the
+// framework gave the kernel. Run on the H200 (tests/unit/integrity_test.cpp, CUDA tests).
+#include <cuda_runtime.h>
+
+#include "rkt/cuda_check.h"
+#include "rkt/kernel.h"
+
+namespace {
+
+// Spins for `cycles` before writing, so the work is still running when a read-back that waits
+// only for the framework's stream takes place.
+__global__ void slow_relu(const float* x, float* y, long long n, long long cycles) {
+  const long long start = clock64();
+  while (clock64() - start < cycles) {
+  }
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    y[i] = x[i] > 0 ? x[i] : 0.0f;
+  }
+}
+
+// Escaped work: launches on a stream of its own, which the framework's stream does not wait for.
+void relu_on_own_stream(rkt::KernelCall& call) {
+  static cudaStream_t own_stream = [] {
+    cudaStream_t stream;
+    cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
+    return stream;
+  }();
+  const rkt::TensorView& x = call.input(0);
+  slow_relu<<<1024, 256, 0, own_stream>>>(x.data_as<const float>(), call.output(0).data_as<float>(),
+                                          x.numel(), 20'000'000);  // about 10 ms at 2 GHz
+  RKT_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace
+
+ROBUST_KERNEL_TEST(relu, cheat_own_stream, relu_on_own_stream)
+    .describe("launches on its own stream: results arrive after the read-back");

@@ -176,11 +176,11 @@ std::string escaped_work(const KernelSpec& kernel, const TaskSpec& task) {
   if (kernel.device() == Device::cuda) {
     // Time to finish everything the call started, on the whole device, against its time on the
     // stream it was given: work launched elsewhere shows as the difference.
-    const auto start = std::chrono::steady_clock::now();
     const KernelRun timed = invoke_kernel(kernel, prepared.device_inputs, prepared.signatures);
     synchronize_device(kernel.device());
-    const double device_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    const double device_ms = std::chrono::duration<double, std::milli>(
+                                 std::chrono::steady_clock::now() - timed.call_start)
+                                 .count();
     const double allowed = kEscapedWorkFactor * timed.stream_milliseconds + kEscapedWorkSlackMilliseconds;
     if (device_ms > allowed) {
       std::ostringstream message;

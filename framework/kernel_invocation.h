@@ -3,6 +3,7 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <chrono>
 #include <map>
 #include <string>
 #include <vector>
@@ -40,6 +41,8 @@ struct KernelRun {
   std::map<std::string, int> operators;
   /// Time of the call on the kernel's stream (CUDA events), or host time on the CPU.
   double stream_milliseconds = 0;  // [ms]
+  /// When the kernel function was entered (after the scrub and poison work had completed).
+  std::chrono::steady_clock::time_point call_start;
 };
 
 /// Calls `kernel` on `inputs` (already on the kernel's device) and returns its outputs once they

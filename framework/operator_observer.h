@@ -1,6 +1,7 @@
 // Which ATen operators a kernel dispatches while it runs (RecordFunction callbacks).
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>

@@ -16,6 +16,7 @@ class KernelCaseTest : public ::testing::Test {
     switch (outcome.status) {
       case CaseStatus::passed:
         std::cout << "  " << outcome.message << "\n";
+        RecordProperty(kCaseSummaryProperty, outcome.message);  // Reports keep it.
         return;
       case CaseStatus::failed: ADD_FAILURE() << outcome.message; return;
       case CaseStatus::dropped: GTEST_SKIP() << "dropped: " << outcome.message; return;

@@ -3,6 +3,9 @@
 
 namespace rkt {
 
+/// The gtest property under which a passing case leaves its summary (error norms, timings).
+inline constexpr const char* kCaseSummaryProperty = "rkt_summary";
+
 /// Registers the cases of every kernel whose task is registered. Call after InitGoogleTest and
 /// after the registry validated.
 void register_gtest_cases();

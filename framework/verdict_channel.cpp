@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "framework/gtest_expansion.h"
+
 namespace rkt {
 namespace {
 
@@ -38,6 +40,10 @@ class VerdictReporter : public ::testing::EmptyTestEventListener {
 
   void OnTestEnd(const ::testing::TestInfo& info) override {
     const ::testing::TestResult& result = *info.result();
+    for (int i = 0; i < result.test_property_count(); ++i) {
+      const ::testing::TestProperty& property = result.GetTestProperty(i);
+      if (std::string(property.key()) == kCaseSummaryProperty) messages_ += property.value();
+    }
     const char* status = result.Failed() ? "failed" : result.Skipped() ? "skipped" : "passed";
     write_record("end " + full_name(info) + " " + status + " " +
                  std::to_string(result.elapsed_time()) + " " + escape_record_field(messages_));

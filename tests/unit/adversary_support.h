@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <map>
 #include <string>
 
@@ -11,14 +12,18 @@
 namespace rkt::testing {
 
 /// Runs the cases matching `filter` in rkt_adversaries; returns them by "suite.case" name.
+/// `seed`, when not empty, is the RKT_SEED the children run with.
 inline std::map<std::string, CaseRecord> run_adversary_cases(const std::string& filter,
-                                                             int timeout_seconds = 120) {
+                                                             int timeout_seconds = 120,
+                                                             const std::string& seed = "") {
+  if (!seed.empty()) ::setenv("RKT_SEED", seed.c_str(), 1);
   SupervisionOptions options;
   options.executable = RKT_ADVERSARIES_EXECUTABLE;
   options.gtest_filter = filter;
   options.echo_child_output = false;
   options.case_timeout_seconds = timeout_seconds;
   const SupervisedRun run = run_supervised(options);
+  if (!seed.empty()) ::unsetenv("RKT_SEED");
   EXPECT_TRUE(run.problems.empty()) << ::testing::PrintToString(run.problems);
   std::map<std::string, CaseRecord> by_name;
   for (const CaseRecord& record : run.cases) by_name[record.name] = record;

@@ -18,8 +18,9 @@ using ::testing::HasSubstr;
 using testing::case_message;
 using testing::expect_case_status;
 
-std::map<std::string, CaseRecord> run_cases(const std::string& filter, int timeout_seconds = 60) {
-  return testing::run_adversary_cases(filter, timeout_seconds);
+std::map<std::string, CaseRecord> run_cases(const std::string& filter, int timeout_seconds = 60,
+                                            const std::string& seed = "") {
+  return testing::run_adversary_cases(filter, timeout_seconds, seed);
 }
 
 void expect_status(const std::map<std::string, CaseRecord>& cases, const std::string& name,
@@ -41,7 +42,10 @@ TEST(BrittleKernels, IdentityReluFailsOnlyOnNegatedInputs) {
 }
 
 TEST(BrittleKernels, HalfPrecisionSoftmaxOverflowsAtX3) {
-  const auto cases = run_cases("softmax/brittle_half_exp.correctness_*");
+  // Whether x3 overflows half depends on the largest draws (about 70% of seeds have an element
+  // above 3.7, where exp(3x) passes 65504); RKT_SEED=1 is one of them, on every machine, since
+  // inputs are drawn on the CPU from the seed.
+  const auto cases = run_cases("softmax/brittle_half_exp.correctness_*", 60, "1");
   expect_status(cases, "softmax/brittle_half_exp.correctness_x1", "passed");
   expect_status(cases, "softmax/brittle_half_exp.correctness_x3", "failed");
   // How the overflow shows depends on the compiler's _Float16 arithmetic: Inf/NaN (g++ 12) or

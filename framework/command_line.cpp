@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/google_benchmark_entries.h"
 #include "framework/gtest_expansion.h"
 #include "framework/hidden_inputs.h"
 #include "framework/memory_scrub.h"
@@ -31,8 +32,13 @@ Usage:
   rkt test [--kernel ID] [--filter GTEST_FILTER] [--timeout SECONDS]
                                     runs cases, each kernel in its own supervised process
   rkt run [--out DIR] [--kernel ID] [--timeout SECONDS]
-                                    the main job: every kernel's cases, summary in DIR
-                                    (default runs/<UTC time>/results.json and summary.md)
+                                    the main job: every kernel's cases, then a benchmark of
+                                    each kernel that passed them against its task's baselines;
+                                    writes DIR/results.json, report.md, report.html
+                                    (default DIR: runs/<UTC time>)
+  rkt bench [--benchmark_* flags]   Google Benchmark entries for every kernel and baseline
+                                    (e.g. --benchmark_filter=softmax --benchmark_out=b.json
+                                    --benchmark_out_format=json, for compare.py)
   rkt --help
 
   --kernel ID      only kernels whose "task/kernel" id contains ID
@@ -44,6 +50,10 @@ Environment:
   RKT_SECRET_SEED=N  mixed into every seed; read once and removed from the environment
   RKT_HIDDEN_SUITE=FILE  extra hidden cases (docs/threat_model.md); reports never show them
   RKT_HIDDEN_VERBOSE=1   show hidden cases' details in failure messages
+Benchmarks: samples until the median's relative noise is under %NOISE%%, at least %MIN_SAMPLES%
+  samples, within %CUDA_BUDGET% ms of timed work on a GPU (%CPU_BUDGET% ms on the CPU); caches flushed and
+  %INPUT_SETS% input sets rotated between samples; speedups with %CONFIDENCE%% bootstrap intervals.
+
   RC_PARAMS=...    rapidcheck settings; a failing property prints the RC_PARAMS that replays it
                    (default trials per property: %CPU_TRIALS% on CPU, %CUDA_TRIALS% on CUDA)
 )";
@@ -56,6 +66,12 @@ std::string usage() {
   replace("%TIMEOUT%", std::to_string(defaults::kKernelProcessTimeoutSeconds));
   replace("%CPU_TRIALS%", std::to_string(defaults::kPropertyTrialsCpu));
   replace("%CUDA_TRIALS%", std::to_string(defaults::kPropertyTrialsCuda));
+  replace("%NOISE%", std::to_string(static_cast<int>(defaults::kBenchmarkTargetNoise * 100)));
+  replace("%MIN_SAMPLES%", std::to_string(defaults::kBenchmarkMinSamples));
+  replace("%CUDA_BUDGET%", std::to_string(static_cast<int>(defaults::kBenchmarkBudgetMillisecondsCuda)));
+  replace("%CPU_BUDGET%", std::to_string(static_cast<int>(defaults::kBenchmarkBudgetMillisecondsCpu)));
+  replace("%INPUT_SETS%", std::to_string(defaults::kBenchmarkInputSets));
+  replace("%CONFIDENCE%", std::to_string(static_cast<int>(defaults::kSpeedupConfidence * 100)));
   return text;
 }
 
@@ -192,6 +208,13 @@ int run_command_line(int argc, char** argv) {
     const SupervisedRun run = run_supervised(supervision);
     std::cout << "\n" << summarize(run);
     return supervised_exit_code(run);
+  }
+  if (command == "bench") {
+    std::vector<char*> bench_argv = {argv[0]};
+    for (int i = 2; i < argc; ++i) bench_argv.push_back(argv[i]);
+    int bench_argc = static_cast<int>(bench_argv.size());
+    bench_argv.push_back(nullptr);
+    return run_google_benchmark(bench_argc, bench_argv.data());
   }
   if (command == "run") {
     if (!parse_options(args, {"--out", "--kernel", "--timeout"}, options, error)) {

@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
+
+#include "framework/benchmark_case.h"
+#include "framework/benchmark_files.h"
 #include "framework/case_catalog.h"
 
 namespace rkt {
@@ -30,10 +35,39 @@ class KernelCaseTest : public ::testing::Test {
 
 }  // namespace
 
+// The main job's benchmark of one kernel, run as a supervised case so that a crash or hang is
+// recorded like any other; its record goes to a file the job reads back.
+class KernelBenchmarkTest : public ::testing::Test {
+ public:
+  KernelBenchmarkTest(const KernelSpec& kernel, const TaskSpec& task, std::string directory)
+      : kernel_(kernel), task_(task), directory_(std::move(directory)) {}
+
+  void TestBody() override {
+    const BenchmarkRecord record = benchmark_kernel(
+        kernel_, task_, peaks_path(directory_, kernel_.device()));
+    std::ofstream(benchmark_record_path(directory_, kernel_)) << serialize(record);
+    if (!record.measured) GTEST_SKIP() << record.problem;
+  }
+
+ private:
+  const KernelSpec& kernel_;
+  const TaskSpec& task_;
+  std::string directory_;
+};
+
 void register_gtest_cases() {
+  const char* benchmark_directory = std::getenv(kBenchmarkDirectoryVariable);
   for (KernelSpec* kernel : registered_kernels()) {
     const TaskSpec* task = find_task(kernel->task_id());
     if (task == nullptr) continue;  // Reported by registry validation.
+    if (benchmark_directory != nullptr) {
+      ::testing::RegisterTest(kernel->full_id().c_str(), "benchmark", nullptr, nullptr,
+                              kernel->file().c_str(), kernel->line(),
+                              [kernel, task, directory = std::string(benchmark_directory)]()
+                                  -> ::testing::Test* {
+                                return new KernelBenchmarkTest(*kernel, *task, directory);
+                              });
+    }
     for (KernelCase& kernel_case : cases_of(*kernel, *task)) {
       ::testing::RegisterTest(kernel_case.suite.c_str(), kernel_case.name.c_str(), nullptr,
                               nullptr, kernel->file().c_str(), kernel->line(),

@@ -1,100 +1,90 @@
 #include "framework/main_job.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <ctime>
-#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
 
+#include "framework/benchmark_files.h"
 #include "framework/device_support.h"
 #include "framework/hidden_inputs.h"
-#include "framework/json_text.h"
+#include "framework/run_report.h"
 #include "framework/seeding.h"
-#include "framework/supervisor.h"
 #include "rkt/registration.h"
 #include "rkt/task.h"
 
 namespace rkt {
 namespace {
 
-struct KernelResult {
-  const KernelSpec* kernel = nullptr;
-  SupervisedRun run;
-  double seconds = 0;
-};
-
-std::string utc_timestamp() {
+std::string utc_time(const char* format) {
   const std::time_t now = std::time(nullptr);
   std::tm utc{};
   gmtime_r(&now, &utc);
   std::ostringstream text;
-  text << std::put_time(&utc, "%Y%m%dT%H%M%SZ");
+  text << std::put_time(&utc, format);
   return text.str();
 }
 
-std::string verdict_of(const SupervisedRun& run) {
-  switch (supervised_exit_code(run)) {
-    case 0: return "pass";
-    case 77: return "skipped";
-    default: return "FAIL";
+// POSIX calls rather than std::filesystem: LibTorch's shared library exports std::filesystem
+// symbols of its own toolchain, and calls can bind to them (std::filesystem::remove_all
+// crashed that way here).
+bool file_exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
+
+void make_directories(const std::string& path) {
+  for (std::size_t slash = path.find('/', 1);; slash = path.find('/', slash + 1)) {
+    ::mkdir(path.substr(0, slash).c_str(), 0755);
+    if (slash == std::string::npos) break;
   }
+  if (!file_exists(path)) throw std::runtime_error("cannot create directory '" + path + "'");
 }
 
-void write_results_json(const std::filesystem::path& path, const std::vector<KernelResult>& results,
-                        bool finished) {
-  std::ofstream out(path);
-  out << "{\n  \"schema\": \"rkt-test-summary/1\",\n  \"seed\": " << base_seed()
-      << ",\n  \"hidden_inputs\": " << json_string(hidden_inputs().summary())
-      << ",\n  \"finished\": " << (finished ? "true" : "false") << ",\n  \"kernels\": [";
-  for (std::size_t k = 0; k < results.size(); ++k) {
-    const KernelResult& result = results[k];
-    out << (k ? "," : "") << "\n    {\"task\": " << json_string(result.kernel->task_id())
-        << ", \"kernel\": " << json_string(result.kernel->kernel_id())
-        << ", \"device\": " << json_string(to_string(result.kernel->device()))
-        << ", \"precision\": " << json_string(to_string(result.kernel->precision()))
-        << ", \"verdict\": " << json_string(verdict_of(result.run))
-        << ", \"seconds\": " << result.seconds << ",\n     \"cases\": [";
-    for (std::size_t c = 0; c < result.run.cases.size(); ++c) {
-      const CaseRecord& record = result.run.cases[c];
-      out << (c ? "," : "") << "\n       {\"name\": " << json_string(record.name)
-          << ", \"status\": " << json_string(record.status)
-          << ", \"milliseconds\": " << record.milliseconds
-          << ", \"message\": " << json_string(record.message) << "}";
-    }
-    out << "],\n     \"problems\": [";
-    for (std::size_t p = 0; p < result.run.problems.size(); ++p) {
-      out << (p ? ", " : "") << json_string(result.run.problems[p]);
-    }
-    out << "]}";
-  }
-  out << "\n  ]\n}\n";
-}
-
-std::string summary_table(const std::vector<KernelResult>& results) {
-  std::ostringstream text;
-  text << "| kernel | device | verdict | passed | failed | skipped | seconds |\n"
-       << "|---|---|---|---|---|---|---|\n";
-  for (const KernelResult& result : results) {
-    text << "| " << result.kernel->full_id() << " | " << to_string(result.kernel->device())
-         << " | " << verdict_of(result.run) << " | " << result.run.count("passed") << " | "
-         << result.run.count("failed") + result.run.count("crashed") << " | "
-         << result.run.count("skipped") << " | " << std::fixed << std::setprecision(1)
-         << result.seconds << " |\n";
-  }
+std::string read_file(const std::string& path) {
+  std::ifstream file(path);
+  std::stringstream text;
+  text << file.rdbuf();
   return text.str();
+}
+
+void write_report_files(const std::string& directory, const RunReport& report) {
+  // Each file is written whole to a temporary name and renamed: a crash mid-write leaves the
+  // previous complete version.
+  for (const auto& [name, content] :
+       std::vector<std::pair<std::string, std::string>>{{"results.json", results_json(report)},
+                                                        {"report.md", report_markdown(report)},
+                                                        {"report.html", report_html(report)}}) {
+    const std::string temporary = directory + "/" + name + ".partial";
+    std::ofstream(temporary) << content;
+    ::rename(temporary.c_str(), (directory + "/" + name).c_str());
+  }
+}
+
+SupervisionOptions supervision_for(const MainJobOptions& options, const std::string& filter) {
+  SupervisionOptions supervision;
+  supervision.executable = options.executable;
+  supervision.gtest_filter = filter;
+  supervision.extra_args = {"--gtest_brief=1"};
+  supervision.echo_child_output = false;
+  if (options.case_timeout_seconds > 0) {
+    supervision.case_timeout_seconds = options.case_timeout_seconds;
+  }
+  return supervision;
 }
 
 }  // namespace
 
 int run_main_job(const MainJobOptions& options) {
-  const std::filesystem::path directory =
-      options.output_directory.empty() ? std::filesystem::path("runs") / utc_timestamp()
-                                       : std::filesystem::path(options.output_directory);
-  std::filesystem::create_directories(directory);
+  const std::string directory = options.output_directory.empty()
+                                    ? "runs/" + utc_time("%Y%m%dT%H%M%SZ")
+                                    : options.output_directory;
+  make_directories(directory);
+  const std::string scratch = directory + "/benchmarks";
+  make_directories(scratch);
   const bool terminal = ::isatty(1) && std::getenv("CI") == nullptr;
 
   std::vector<const KernelSpec*> kernels;
@@ -103,9 +93,13 @@ int run_main_job(const MainJobOptions& options) {
       kernels.push_back(kernel);
     }
   }
+  RunReport report;
+  report.started_utc = utc_time("%Y-%m-%dT%H:%M:%SZ");
+  report.seed = base_seed();
+  report.hidden_inputs = hidden_inputs().summary();
   std::cout << "rkt run: " << kernels.size() << " kernels, seed " << base_seed()
-            << " (RKT_SEED=" << base_seed() << " reproduces), results in " << directory.string()
-            << "\n";
+            << " (RKT_SEED=" << base_seed() << " reproduces), hidden inputs: "
+            << report.hidden_inputs << ", results in " << directory << "\n";
   for (Device device : {Device::cpu, Device::cuda}) {
     if (!device_available(device)) {
       std::cout << "rkt run: " << to_string(device)
@@ -113,57 +107,72 @@ int run_main_job(const MainJobOptions& options) {
     }
   }
 
-  std::vector<KernelResult> results;
   const auto job_start = std::chrono::steady_clock::now();
-  int failures = 0;
   for (std::size_t i = 0; i < kernels.size(); ++i) {
-    const KernelSpec* kernel = kernels[i];
+    const KernelSpec& kernel = *kernels[i];
     if (terminal) {
       const double elapsed =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - job_start).count();
       const double remaining = i == 0 ? 0 : elapsed / i * (kernels.size() - i);
-      std::cout << "[" << i + 1 << "/" << kernels.size() << "] " << kernel->full_id()
-                << "  elapsed " << std::fixed << std::setprecision(0) << elapsed
-                << " s, about " << remaining << " s left\n"
+      std::cout << "[" << i + 1 << "/" << kernels.size() << "] " << kernel.full_id()
+                << "  elapsed " << std::fixed << std::setprecision(0) << elapsed << " s, about "
+                << remaining << " s left\n"
                 << std::flush;
     }
-    SupervisionOptions supervision;
-    supervision.executable = options.executable;
-    supervision.gtest_filter = kernel->full_id() + ".*";
-    supervision.extra_args = {"--gtest_brief=1"};
-    supervision.echo_child_output = false;
-    if (options.case_timeout_seconds > 0) {
-      supervision.case_timeout_seconds = options.case_timeout_seconds;
-    }
     const auto start = std::chrono::steady_clock::now();
-    KernelResult result{kernel, run_supervised(supervision), 0};
-    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (supervised_exit_code(result.run) == 1) ++failures;
-    results.push_back(std::move(result));
-    // Written after every kernel so that a crash of the job itself loses nothing measured.
-    write_results_json(directory / "results.json", results, false);
-  }
-  write_results_json(directory / "results.json", results, true);
+    KernelReport entry;
+    entry.task = kernel.task_id();
+    entry.kernel = kernel.kernel_id();
+    entry.device = to_string(kernel.device());
+    entry.precision = to_string(kernel.precision());
+    entry.description = kernel.description();
+    for (const auto& [gate, reason] : kernel.waived_gates()) entry.waived_gates[to_string(gate)] = reason;
+    entry.allowed_operators = kernel.allowed_operators();
 
-  std::ostringstream report;
-  report << "# RobustKernelTest run\n\nseed " << base_seed() << "; hidden inputs: "
-         << hidden_inputs().summary() << "; " << kernels.size()
-         << " kernels; " << failures << " failed.\n\n"
-         << summary_table(results) << "\n";
-  for (const KernelResult& result : results) {
-    for (const CaseRecord& record : result.run.cases) {
-      if (record.status == "failed" || record.status == "crashed") {
-        report << "- **" << record.name << "** (" << record.status << "): " << record.message
-               << "\n";
+    // Correctness, properties and integrity gates; then the benchmark, only when they passed
+    // (a kernel that fails a gate is not timed: its numbers would mean nothing).
+    entry.cases = run_supervised(supervision_for(options, kernel.full_id() + ".*"));
+    entry.benchmark.task = entry.task;
+    entry.benchmark.kernel = entry.kernel;
+    entry.benchmark.device = entry.device;
+    if (entry.verdict() == "pass") {
+      ::setenv(kBenchmarkDirectoryVariable, scratch.c_str(), 1);
+      const SupervisedRun benchmark =
+          run_supervised(supervision_for(options, kernel.full_id() + ".benchmark"));
+      ::unsetenv(kBenchmarkDirectoryVariable);
+      const std::string record_path = benchmark_record_path(scratch, kernel);
+      if (file_exists(record_path)) {
+        try {
+          entry.benchmark = deserialize_benchmark_record(read_file(record_path));
+        } catch (const std::exception& error) {
+          entry.benchmark.problem = std::string("unreadable benchmark record: ") + error.what();
+        }
+      } else {
+        entry.benchmark.problem = benchmark.cases.empty()
+                                      ? "the benchmark process produced no result"
+                                      : "the benchmark " + benchmark.cases[0].status + ": " +
+                                            benchmark.cases[0].message;
       }
+    } else {
+      entry.benchmark.problem = "not benchmarked: the kernel's verdict is " + entry.verdict();
     }
-    for (const std::string& problem : result.run.problems) {
-      report << "- **" << result.kernel->full_id() << "**: " << problem << "\n";
+    entry.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const std::string peaks_file = peaks_path(scratch, kernel.device());
+    if (report.peaks.count(entry.device) == 0 && file_exists(peaks_file)) {
+      report.peaks[entry.device] = deserialize_device_peaks(read_file(peaks_file));
     }
+    report.kernels.push_back(std::move(entry));
+    // Rewritten after every kernel: a crash or a kill of the job loses nothing already measured.
+    write_report_files(directory, report);
   }
-  std::ofstream(directory / "summary.md") << report.str();
-  std::cout << "\n" << summary_table(results) << "\nrkt run: wrote " << (directory / "results.json").string()
-            << " and " << (directory / "summary.md").string() << "\n";
+  report.finished = true;
+  write_report_files(directory, report);
+
+  const std::string markdown = report_markdown(report);
+  std::cout << "\n" << markdown.substr(markdown.find("## Summary")) << "\nrkt run: wrote "
+            << directory << "/results.json, report.md and report.html\n";
+  int failures = 0;
+  for (const KernelReport& kernel : report.kernels) failures += kernel.verdict() == "FAIL";
   return failures == 0 ? 0 : 1;
 }
 

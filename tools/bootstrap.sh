@@ -45,6 +45,8 @@ torch_prefix="$("$venv/bin/python" -c 'import torch; print(torch.utils.cmake_pre
 
 # ---- Configure and build ---------------------------------------------------------------------
 export TORCH_CUDA_ARCH_LIST="${TORCH_CUDA_ARCH_LIST:-9.0}"
+# ccache hashes paths relative to the checkout, so every clone on this machine shares its cache.
+export CCACHE_BASEDIR="$repo_root"
 cmake_args=(-S "$repo_root" -B "$build_dir" -DCMAKE_PREFIX_PATH="$torch_prefix")
 [ -n "${CI:-}" ] && cmake_args+=(-DRKT_WARNINGS_AS_ERRORS=ON)
 if [ ! -f "$build_dir/CMakeCache.txt" ]; then

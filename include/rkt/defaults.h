@@ -21,3 +21,37 @@ inline constexpr int kPropertyScaleDecades = 3;  // [decades]
 inline constexpr int kKernelProcessTimeoutSeconds = 300;  // [s]
 
 }  // namespace rkt::defaults
+
+namespace rkt::defaults {
+
+// ---- Benchmarks ------------------------------------------------------------------------------
+/// Warm-up before the first timed sample (triton's do_bench uses about 25 ms).
+inline constexpr double kBenchmarkWarmupMilliseconds = 25;  // [ms]
+/// Samples are taken until the relative noise of the median is under this...
+inline constexpr double kBenchmarkTargetNoise = 0.01;  // [fraction of the median]
+/// ...with at least this many samples...
+inline constexpr int kBenchmarkMinSamples = 10;  // [samples]
+/// ...and at most this many...
+inline constexpr int kBenchmarkMaxSamples = 2000;  // [samples]
+/// ...or until this much timed work has been done on a GPU...
+inline constexpr double kBenchmarkBudgetMillisecondsCuda = 1000;  // [ms of timed kernel work]
+/// ...or on the CPU (kept small so CI exercises the engine in seconds).
+inline constexpr double kBenchmarkBudgetMillisecondsCpu = 200;  // [ms of timed kernel work]
+/// Wall-clock limit of one measurement (flushes and untimed work included) on a GPU...
+inline constexpr double kBenchmarkWallLimitSecondsCuda = 20;  // [s]
+/// ...and on the CPU, where each cache flush writes twice the last-level cache.
+inline constexpr double kBenchmarkWallLimitSecondsCpu = 3;  // [s]
+/// Input sets the timed calls rotate among, so no call sees the data of the call before.
+inline constexpr int kBenchmarkInputSets = 4;  // [sets]
+/// Timed calls whose outputs are checked against the reference, chosen at random.
+inline constexpr int kBenchmarkSpotChecks = 3;  // [calls]
+/// Bootstrap resamples for speedup confidence intervals.
+inline constexpr int kBootstrapResamples = 2000;  // [resamples]
+/// Confidence of the speedup intervals; a kernel is "faster" only when the whole interval is > 1.
+inline constexpr double kSpeedupConfidence = 0.95;  // [probability]
+/// A median below this fraction of the physical floor (minimal bytes at the measured copy
+/// bandwidth, or flops at the measured peak) is flagged impossible. The margin covers the
+/// measured peaks being a little below what the hardware can reach.
+inline constexpr double kImpossibleFloorFraction = 0.9;  // [x floor]
+
+}  // namespace rkt::defaults

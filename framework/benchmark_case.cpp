@@ -1,0 +1,240 @@
+#include "framework/benchmark_case.h"
+
+#include <ATen/ATen.h>
+
+#include <random>
+#include <sstream>
+
+#include "framework/correctness_case.h"
+#include "framework/device_memory.h"
+#include "framework/device_peaks.h"
+#include "framework/device_support.h"
+#include "framework/dim_resolution.h"
+#include "framework/seeding.h"
+#include "framework/torch_bridge.h"
+#include "rkt/defaults.h"
+#include "rkt/torch_kernel.h"
+
+namespace rkt {
+namespace {
+
+// One input set with the call that runs the kernel on it; outputs stay for spot checks.
+struct KernelCallSet {
+  PreparedCase prepared;
+  std::vector<at::Tensor> outputs;
+  detail::TorchKernelIO io;
+  std::unique_ptr<KernelCall> call;
+};
+
+std::vector<PreparedCase> prepare_input_sets(const KernelSpec& kernel, const TaskSpec& task) {
+  std::vector<PreparedCase> sets;
+  for (int i = 0; i < defaults::kBenchmarkInputSets; ++i) {
+    CaseInputs inputs;
+    inputs.dims = task.test_dims(kernel.device());
+    inputs.seed = case_seed(task.id() + "/benchmark_" + std::to_string(i));
+    inputs.distribution = "benchmark set " + std::to_string(i);
+    sets.push_back(prepare_case(kernel, task, inputs));
+  }
+  return sets;
+}
+
+std::vector<std::unique_ptr<KernelCallSet>> make_call_sets(const KernelSpec& kernel,
+                                                           std::vector<PreparedCase> prepared,
+                                                           void* stream) {
+  std::vector<std::unique_ptr<KernelCallSet>> sets;
+  for (PreparedCase& case_inputs : prepared) {
+    auto set = std::make_unique<KernelCallSet>();
+    set->prepared = std::move(case_inputs);
+    std::vector<TensorView> input_views, output_views;
+    for (const at::Tensor& input : set->prepared.device_inputs) input_views.push_back(to_view(input));
+    if (kernel.returns_tensors()) {
+      set->io.inputs = set->prepared.device_inputs;
+    } else {
+      set->outputs = allocate_poisoned_outputs(set->prepared.signatures, kernel.device());
+      for (const at::Tensor& output : set->outputs) output_views.push_back(to_view(output));
+    }
+    set->call = std::make_unique<KernelCall>(input_views, output_views, stream,
+                                             kernel.returns_tensors() ? &set->io : nullptr);
+    sets.push_back(std::move(set));
+  }
+  return sets;
+}
+
+void call_kernel(const KernelSpec& kernel, KernelCallSet& set) {
+  kernel.function()(*set.call);
+  if (kernel.returns_tensors()) set.outputs = set.io.outputs;
+}
+
+// Sets LibTorch's float32 precision for a baseline; restores strict fp32 when destroyed.
+class BaselinePrecision {
+ public:
+  explicit BaselinePrecision(const std::string& baseline) {
+    const bool tf32 = baseline == "eager_tf32";
+    at::globalContext().setFloat32MatmulPrecision(tf32 ? "high" : "highest");
+    at::globalContext().setAllowTF32CuDNN(tf32);
+  }
+  ~BaselinePrecision() {
+    at::globalContext().setFloat32MatmulPrecision("highest");
+    at::globalContext().setAllowTF32CuDNN(false);
+  }
+};
+
+std::string baseline_absent_reason(const std::string& baseline, Device device) {
+  if (baseline == "eager_tf32" && device == Device::cpu) {
+    return "TF32 is a CUDA setting: on the CPU this baseline is eager_fp32";
+  }
+  if (baseline == "compiled") {
+    return "AOTInductor packages are not built yet: no task has a Python twin of its reference";
+  }
+  return "";
+}
+
+Measurement time_reference(const TaskSpec& task, Device device,
+                           const std::vector<PreparedCase>& sets) {
+  return measure(device, default_timing_options(device),
+                 [&](int) { flush_caches(device); },
+                 [&](int i) { task.reference()(sets[i % sets.size()].device_inputs); });
+}
+
+}  // namespace
+
+const std::vector<std::string>& baseline_names() {
+  static const std::vector<std::string> names = {"eager_fp32", "eager_tf32", "compiled"};
+  return names;
+}
+
+Measurement time_kernel(const KernelSpec& kernel, const TaskSpec& task) {
+  KernelStreamScope stream_scope(kernel.device());
+  auto sets = make_call_sets(kernel, prepare_input_sets(kernel, task), stream_scope.stream());
+  return measure(kernel.device(), default_timing_options(kernel.device()),
+                 [&](int) { flush_caches(kernel.device()); },
+                 [&](int i) { call_kernel(kernel, *sets[i % sets.size()]); });
+}
+
+Measurement time_baseline(const TaskSpec& task, Device device, const std::string& baseline,
+                          std::string& absent_reason) {
+  absent_reason = baseline_absent_reason(baseline, device);
+  if (!absent_reason.empty()) return {};
+  // Any registered kernel of the task would do to prepare inputs; build a stand-in spec.
+  KernelSpec stand_in(task.id(), "baseline", {}, device, "", 0);
+  const std::vector<PreparedCase> sets = prepare_input_sets(stand_in, task);
+  KernelStreamScope stream_scope(device);
+  BaselinePrecision precision(baseline);
+  return time_reference(task, device, sets);
+}
+
+BenchmarkRecord benchmark_kernel(const KernelSpec& kernel, const TaskSpec& task,
+                                 const std::string& peaks_cache) {
+  BenchmarkRecord record;
+  record.task = task.id();
+  record.kernel = kernel.kernel_id();
+  record.device = to_string(kernel.device());
+  record.precision = to_string(kernel.precision());
+  const Dims& dims = task.test_dims(kernel.device());
+  record.dims = format_dims(dims);
+  if (auto skipped = skip_if_device_missing(kernel)) {
+    record.problem = skipped->message;
+    return record;
+  }
+  try {
+    KernelStreamScope stream_scope(kernel.device());
+    auto sets = make_call_sets(kernel, prepare_input_sets(kernel, task), stream_scope.stream());
+
+    // Memory: one call on set 0, with its outputs allocated inside the measured region.
+    {
+      KernelCallSet& set = *sets[0];
+      record.peak_memory_bytes = peak_bytes_added(kernel.device(), [&] {
+        if (!kernel.returns_tensors()) {
+          std::vector<at::Tensor> outputs =
+              allocate_poisoned_outputs(set.prepared.signatures, kernel.device());
+          std::vector<TensorView> input_views, output_views;
+          for (const at::Tensor& input : set.prepared.device_inputs) input_views.push_back(to_view(input));
+          for (const at::Tensor& output : outputs) output_views.push_back(to_view(output));
+          KernelCall call(input_views, output_views, stream_scope.stream());
+          kernel.function()(call);
+        } else {
+          call_kernel(kernel, set);
+        }
+        stream_scope.synchronize();
+      });
+    }
+
+    const Measurement kernel_time =
+        measure(kernel.device(), default_timing_options(kernel.device()),
+                [&](int) { flush_caches(kernel.device()); },
+                [&](int i) { call_kernel(kernel, *sets[i % sets.size()]); });
+    stream_scope.synchronize();
+    record.time = kernel_time.summary;
+    record.stop_reason = kernel_time.stop_reason;
+
+    // Spot checks: the outputs each checked set holds are those of its last timed call.
+    std::mt19937_64 pick(case_seed(task.id() + "/spot_checks"));
+    std::vector<int> order(sets.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+    std::shuffle(order.begin(), order.end(), pick);
+    for (int s = 0; s < std::min<int>(defaults::kBenchmarkSpotChecks, order.size()); ++s) {
+      KernelCallSet& set = *sets[order[s]];
+      const CaseOutcome outcome =
+          judge_outputs(kernel, task, kernel.full_id() + " timed call on input set " +
+                                          std::to_string(order[s]),
+                        set.prepared.host_inputs, set.prepared.signatures, set.outputs);
+      ++record.spot_checks;
+      if (outcome.status == CaseStatus::failed) {
+        ++record.spot_check_failures;
+        record.spot_check_message = outcome.message;
+      }
+    }
+
+    // Floor and roofline.
+    const DevicePeaks& peaks = measured_peaks(kernel.device(), peaks_cache);
+    const double bytes = task.minimal_bytes(dims), flops = task.flop_count(dims);
+    record.floor_ms = physical_floor_ms(peaks, kernel.precision(), bytes, flops);
+    record.impossible = record.time.median < defaults::kImpossibleFloorFraction * record.floor_ms;
+    const double seconds = record.time.median / 1e3;
+    if (seconds > 0) {
+      record.achieved_bytes_per_second = bytes / seconds;
+      record.achieved_flops_per_second = flops / seconds;
+      record.bandwidth_fraction = record.achieved_bytes_per_second / peaks.copy_bytes_per_second;
+      record.flops_fraction =
+          record.achieved_flops_per_second / peak_flops_per_second(peaks, kernel.precision());
+    }
+
+    // Baselines on the same input sets.
+    std::vector<PreparedCase> baseline_sets;
+    for (const auto& set : sets) baseline_sets.push_back(set->prepared);
+    double strongest_median = 0;
+    for (const std::string& name : baseline_names()) {
+      BaselineResult baseline;
+      baseline.name = name;
+      baseline.absent_reason = baseline_absent_reason(name, kernel.device());
+      if (baseline.absent_reason.empty()) {
+        BaselinePrecision precision(name);
+        const Measurement measured = time_reference(task, kernel.device(), baseline_sets);
+        baseline.available = true;
+        baseline.time = measured.summary;
+        baseline.peak_memory_bytes = peak_bytes_added(kernel.device(), [&] {
+          task.reference()(baseline_sets[0].device_inputs);
+        });
+        baseline.speedup = bootstrap_median_ratio(measured.samples, kernel_time.samples,
+                                                  defaults::kBootstrapResamples,
+                                                  defaults::kSpeedupConfidence,
+                                                  case_seed(task.id() + "/bootstrap/" + name));
+        if (baseline.peak_memory_bytes > 0 && record.peak_memory_bytes > 0) {
+          baseline.memory_efficiency = baseline.peak_memory_bytes / record.peak_memory_bytes;
+        }
+        if (record.strongest_baseline.empty() || measured.summary.median < strongest_median) {
+          record.strongest_baseline = name;
+          strongest_median = measured.summary.median;
+          record.speedup_vs_strongest = baseline.speedup;
+        }
+      }
+      record.baselines.push_back(baseline);
+    }
+    record.measured = true;
+  } catch (const std::exception& error) {
+    record.problem = "benchmark failed: " + describe_exception(error);
+  }
+  return record;
+}
+
+}  // namespace rkt

@@ -1,0 +1,18 @@
+// Where a supervised benchmark child leaves its results for the main job.
+#pragma once
+
+#include <string>
+
+#include "rkt/registration.h"
+
+namespace rkt {
+
+/// Set by the main job for its benchmark children: the folder results go to.
+inline constexpr const char* kBenchmarkDirectoryVariable = "RKT_BENCHMARK_DIR";
+
+/// "<dir>/relu__cpu_loops.benchmark": one file per kernel.
+std::string benchmark_record_path(const std::string& directory, const KernelSpec& kernel);
+/// "<dir>/peaks_cuda.txt": the device's measured peaks, shared by the run's children.
+std::string peaks_path(const std::string& directory, Device device);
+
+}  // namespace rkt

@@ -1,0 +1,433 @@
+#include "framework/run_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <set>
+#include <sstream>
+
+#include "framework/json_text.h"
+#include "framework/sample_statistics.h"
+
+namespace rkt {
+namespace {
+
+std::string number(double value) {
+  if (!std::isfinite(value)) return "null";
+  std::ostringstream text;
+  text << std::setprecision(6) << value;
+  return text.str();
+}
+
+std::string fixed(double value, int digits) {
+  if (!std::isfinite(value)) return "-";
+  std::ostringstream text;
+  text << std::fixed << std::setprecision(digits) << value;
+  return text.str();
+}
+
+std::string summary_json(const SampleSummary& s) {
+  return "{\"median_ms\": " + number(s.median) + ", \"q1_ms\": " + number(s.first_quartile) +
+         ", \"q3_ms\": " + number(s.third_quartile) + ", \"iqr_ms\": " + number(s.iqr()) +
+         ", \"mean_ms\": " + number(s.mean) + ", \"stddev_ms\": " + number(s.stddev) +
+         ", \"samples\": " + std::to_string(s.count) +
+         ", \"relative_noise\": " + number(s.relative_noise) + "}";
+}
+
+std::string interval_json(const RatioInterval& r) {
+  return "{\"ratio\": " + number(r.ratio) + ", \"low\": " + number(r.low) +
+         ", \"high\": " + number(r.high) + "}";
+}
+
+std::string html_escape(const std::string& text) {
+  std::string escaped;
+  for (char c : text) {
+    switch (c) {
+      case '<': escaped += "&lt;"; break;
+      case '>': escaped += "&gt;"; break;
+      case '&': escaped += "&amp;"; break;
+      case '"': escaped += "&quot;"; break;
+      default: escaped += c;
+    }
+  }
+  return escaped;
+}
+
+const BaselineResult* find_baseline(const BenchmarkRecord& record, const std::string& name) {
+  for (const BaselineResult& baseline : record.baselines) {
+    if (baseline.name == name) return &baseline;
+  }
+  return nullptr;
+}
+
+bool scored(const KernelReport& kernel) {
+  return !kernel.task_flagged && kernel.correct() && kernel.benchmark.measured &&
+         !kernel.benchmark.impossible && kernel.benchmark.spot_check_failures == 0;
+}
+
+}  // namespace
+
+std::string KernelReport::verdict() const {
+  if (!cases.problems.empty() || cases.count("failed") > 0 || cases.count("crashed") > 0 ||
+      cases.cases.empty()) {
+    return "FAIL";
+  }
+  if (benchmark.measured && (benchmark.impossible || benchmark.spot_check_failures > 0)) {
+    return "FAIL";
+  }
+  return cases.count("passed") == 0 ? "skipped" : "pass";
+}
+
+std::vector<DeviceAggregates> aggregate(const std::vector<KernelReport>& kernels) {
+  std::vector<DeviceAggregates> result;
+  std::set<std::string> devices;
+  for (const KernelReport& kernel : kernels) devices.insert(kernel.device);
+  for (const std::string& device : devices) {
+    DeviceAggregates aggregates;
+    aggregates.device = device;
+    std::map<std::string, std::vector<double>> speedups;
+    std::vector<double> memory;
+    std::map<std::string, int> fast;
+    for (const KernelReport& kernel : kernels) {
+      if (kernel.device != device) continue;
+      if (kernel.task_flagged) {
+        ++aggregates.flagged_left_out;
+        continue;
+      }
+      if (kernel.verdict() == "skipped") continue;
+      ++aggregates.kernels;
+      if (kernel.correct()) ++aggregates.correct;
+      if (kernel.benchmark.impossible) ++aggregates.impossible;
+      if (!scored(kernel)) continue;
+      const double speedup = kernel.benchmark.speedup_vs_strongest.ratio;
+      for (const auto& [label, p] : std::vector<std::pair<std::string, double>>{
+               {"0", 0.0}, {"1", 1.0}, {"1.5", 1.5}, {"2", 2.0}}) {
+        if (speedup > p) ++fast[label];
+      }
+      if (speedup > 0) speedups["strongest"].push_back(speedup);
+      for (const BaselineResult& baseline : kernel.benchmark.baselines) {
+        if (baseline.available && baseline.speedup.ratio > 0) {
+          speedups[baseline.name].push_back(baseline.speedup.ratio);
+        }
+      }
+      const BaselineResult* strongest =
+          find_baseline(kernel.benchmark, kernel.benchmark.strongest_baseline);
+      if (strongest && strongest->memory_efficiency > 0) {
+        memory.push_back(strongest->memory_efficiency);
+      }
+    }
+    if (aggregates.kernels > 0) {
+      aggregates.correctness_rate = static_cast<double>(aggregates.correct) / aggregates.kernels;
+      for (const char* label : {"0", "1", "1.5", "2"}) {
+        aggregates.fast_p[label] = static_cast<double>(fast[label]) / aggregates.kernels;
+      }
+    }
+    for (const auto& [name, values] : speedups) {
+      aggregates.geomean_speedup[name] = geometric_mean(values);
+    }
+    aggregates.geomean_memory_efficiency = geometric_mean(memory);
+    result.push_back(aggregates);
+  }
+  return result;
+}
+
+std::string results_json(const RunReport& report) {
+  std::ostringstream out;
+  out << "{\n  \"schema\": \"rkt-results/1\",\n  \"started_utc\": "
+      << json_string(report.started_utc) << ",\n  \"seed\": " << report.seed
+      << ",\n  \"hidden_inputs\": " << json_string(report.hidden_inputs)
+      << ",\n  \"finished\": " << (report.finished ? "true" : "false") << ",\n  \"devices\": {";
+  bool first = true;
+  for (const auto& [device, peaks] : report.peaks) {
+    out << (first ? "" : ",") << "\n    " << json_string(device) << ": {\"name\": "
+        << json_string(peaks.device_name)
+        << ", \"copy_bytes_per_second\": " << number(peaks.copy_bytes_per_second)
+        << ", \"fp32_flops_per_second\": " << number(peaks.fp32_flops_per_second)
+        << ", \"tf32_flops_per_second\": " << number(peaks.tf32_flops_per_second)
+        << ", \"bf16_flops_per_second\": " << number(peaks.bf16_flops_per_second)
+        << ", \"harness_overhead_ms\": " << number(peaks.harness_overhead_ms) << "}";
+    first = false;
+  }
+  out << "\n  },\n  \"kernels\": [";
+  for (std::size_t k = 0; k < report.kernels.size(); ++k) {
+    const KernelReport& kernel = report.kernels[k];
+    const BenchmarkRecord& bench = kernel.benchmark;
+    out << (k ? "," : "") << "\n    {\"task\": " << json_string(kernel.task)
+        << ", \"kernel\": " << json_string(kernel.kernel)
+        << ", \"device\": " << json_string(kernel.device)
+        << ", \"precision\": " << json_string(kernel.precision)
+        << ", \"verdict\": " << json_string(kernel.verdict())
+        << ", \"task_flagged\": " << (kernel.task_flagged ? "true" : "false")
+        << ", \"seconds\": " << number(kernel.seconds) << ",\n     \"waived_gates\": {";
+    bool first_waiver = true;
+    for (const auto& [gate, reason] : kernel.waived_gates) {
+      out << (first_waiver ? "" : ", ") << json_string(gate) << ": " << json_string(reason);
+      first_waiver = false;
+    }
+    out << "},\n     \"cases\": [";
+    for (std::size_t c = 0; c < kernel.cases.cases.size(); ++c) {
+      const CaseRecord& record = kernel.cases.cases[c];
+      out << (c ? "," : "") << "\n       {\"name\": " << json_string(record.name)
+          << ", \"status\": " << json_string(record.status)
+          << ", \"milliseconds\": " << number(record.milliseconds)
+          << ", \"message\": " << json_string(record.message) << "}";
+    }
+    out << "],\n     \"problems\": [";
+    for (std::size_t p = 0; p < kernel.cases.problems.size(); ++p) {
+      out << (p ? ", " : "") << json_string(kernel.cases.problems[p]);
+    }
+    out << "],\n     \"benchmark\": {\"measured\": " << (bench.measured ? "true" : "false")
+        << ", \"problem\": " << json_string(bench.problem) << ", \"dims\": " << json_string(bench.dims)
+        << ",\n       \"time\": " << summary_json(bench.time)
+        << ", \"stop_reason\": " << json_string(bench.stop_reason)
+        << ",\n       \"peak_memory_bytes\": " << number(bench.peak_memory_bytes)
+        << ", \"floor_ms\": " << number(bench.floor_ms)
+        << ", \"impossible\": " << (bench.impossible ? "true" : "false")
+        << ",\n       \"roofline\": {\"achieved_bytes_per_second\": "
+        << number(bench.achieved_bytes_per_second)
+        << ", \"achieved_flops_per_second\": " << number(bench.achieved_flops_per_second)
+        << ", \"bandwidth_fraction\": " << number(bench.bandwidth_fraction)
+        << ", \"flops_fraction\": " << number(bench.flops_fraction) << "}"
+        << ",\n       \"spot_checks\": {\"checked\": " << bench.spot_checks
+        << ", \"failed\": " << bench.spot_check_failures
+        << ", \"message\": " << json_string(bench.spot_check_message) << "}"
+        << ",\n       \"baselines\": [";
+    for (std::size_t b = 0; b < bench.baselines.size(); ++b) {
+      const BaselineResult& baseline = bench.baselines[b];
+      out << (b ? "," : "") << "\n         {\"name\": " << json_string(baseline.name)
+          << ", \"available\": " << (baseline.available ? "true" : "false")
+          << ", \"absent_reason\": " << json_string(baseline.absent_reason)
+          << ", \"time\": " << summary_json(baseline.time)
+          << ", \"peak_memory_bytes\": " << number(baseline.peak_memory_bytes)
+          << ", \"speedup\": " << interval_json(baseline.speedup)
+          << ", \"memory_efficiency\": " << number(baseline.memory_efficiency) << "}";
+    }
+    out << "],\n       \"strongest_baseline\": " << json_string(bench.strongest_baseline)
+        << ", \"speedup_vs_strongest\": " << interval_json(bench.speedup_vs_strongest)
+        << ", \"faster_than_strongest\": " << (bench.faster_than_strongest() ? "true" : "false")
+        << "}}";
+  }
+  out << "\n  ],\n  \"summary\": [";
+  const std::vector<DeviceAggregates> aggregates = aggregate(report.kernels);
+  for (std::size_t a = 0; a < aggregates.size(); ++a) {
+    const DeviceAggregates& agg = aggregates[a];
+    out << (a ? "," : "") << "\n    {\"device\": " << json_string(agg.device)
+        << ", \"kernels\": " << agg.kernels << ", \"correct\": " << agg.correct
+        << ", \"correctness_rate\": " << number(agg.correctness_rate)
+        << ", \"impossible\": " << agg.impossible
+        << ", \"flagged_left_out\": " << agg.flagged_left_out << ", \"fast_p\": {";
+    bool first_p = true;
+    for (const auto& [p, share] : agg.fast_p) {
+      out << (first_p ? "" : ", ") << json_string(p) << ": " << number(share);
+      first_p = false;
+    }
+    out << "}, \"geomean_speedup\": {";
+    bool first_s = true;
+    for (const auto& [name, value] : agg.geomean_speedup) {
+      out << (first_s ? "" : ", ") << json_string(name) << ": " << number(value);
+      first_s = false;
+    }
+    out << "}, \"geomean_memory_efficiency\": " << number(agg.geomean_memory_efficiency) << "}";
+  }
+  out << "\n  ]\n}\n";
+  return out.str();
+}
+
+std::string report_markdown(const RunReport& report) {
+  std::ostringstream out;
+  out << "# RobustKernelTest report\n\nStarted " << report.started_utc << "; seed " << report.seed
+      << "; hidden inputs: " << report.hidden_inputs << (report.finished ? "" : "; UNFINISHED")
+      << ".\n\n";
+  for (const auto& [device, peaks] : report.peaks) {
+    out << "- " << device << ": " << peaks.device_name << ", copy "
+        << fixed(peaks.copy_bytes_per_second / 1e9, 1) << " GB/s, fp32 "
+        << fixed(peaks.fp32_flops_per_second / 1e12, 2) << " TFLOP/s, tf32 "
+        << fixed(peaks.tf32_flops_per_second / 1e12, 2) << " TFLOP/s, harness overhead "
+        << fixed(peaks.harness_overhead_ms * 1e3, 1) << " us per timed call\n";
+  }
+  out << "\n## Summary\n\n| device | kernels | correct | fast_0 | fast_1 | fast_1.5 | fast_2 | "
+         "geomean vs eager_fp32 | vs eager_tf32 | vs strongest | memory efficiency |\n"
+         "|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const DeviceAggregates& agg : aggregate(report.kernels)) {
+    const auto speed = [&](const std::string& name) {
+      const auto found = agg.geomean_speedup.find(name);
+      return found == agg.geomean_speedup.end() ? std::string("-") : fixed(found->second, 2) + "x";
+    };
+    const auto share = [&](const std::string& p) {
+      const auto found = agg.fast_p.find(p);
+      return found == agg.fast_p.end() ? std::string("-") : fixed(100 * found->second, 0) + "%";
+    };
+    out << "| " << agg.device << " | " << agg.kernels << " | " << agg.correct << " | "
+        << share("0") << " | " << share("1") << " | " << share("1.5") << " | " << share("2")
+        << " | " << speed("eager_fp32") << " | " << speed("eager_tf32") << " | "
+        << speed("strongest") << " | "
+        << (agg.geomean_memory_efficiency > 0 ? fixed(agg.geomean_memory_efficiency, 2) + "x"
+                                              : "-")
+        << " |\n";
+  }
+  out << "\n## Kernels\n\n| kernel | device | verdict | cases passed/failed/skipped | median "
+         "ms | noise | speedup vs strongest [95% CI] | floor ms | bandwidth | flops |\n"
+         "|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const KernelReport& kernel : report.kernels) {
+    const BenchmarkRecord& b = kernel.benchmark;
+    out << "| " << kernel.full_id() << (kernel.task_flagged ? " (task flagged)" : "") << " | "
+        << kernel.device << " | " << kernel.verdict() << (b.impossible ? " (impossible)" : "")
+        << " | " << kernel.cases.count("passed") << "/"
+        << kernel.cases.count("failed") + kernel.cases.count("crashed") << "/"
+        << kernel.cases.count("skipped") << " | "
+        << (b.measured ? fixed(b.time.median, 4) : "-") << " | "
+        << (b.measured ? fixed(100 * b.time.relative_noise, 1) + "%" : "-") << " | ";
+    if (b.measured && !b.strongest_baseline.empty()) {
+      out << fixed(b.speedup_vs_strongest.ratio, 2) << "x [" << fixed(b.speedup_vs_strongest.low, 2)
+          << ", " << fixed(b.speedup_vs_strongest.high, 2) << "] vs " << b.strongest_baseline;
+    } else {
+      out << "-";
+    }
+    out << " | " << (b.measured ? fixed(b.floor_ms, 4) : "-") << " | "
+        << (b.measured ? fixed(100 * b.bandwidth_fraction, 0) + "%" : "-") << " | "
+        << (b.measured ? fixed(100 * b.flops_fraction, 0) + "%" : "-") << " |\n";
+  }
+  std::ostringstream notes;
+  for (const KernelReport& kernel : report.kernels) {
+    for (const auto& [gate, reason] : kernel.waived_gates) {
+      notes << "- " << kernel.full_id() << ": gate " << gate << " waived: " << reason << "\n";
+    }
+    for (const CaseRecord& record : kernel.cases.cases) {
+      if (record.status == "failed" || record.status == "crashed") {
+        notes << "- **" << record.name << "** (" << record.status << "): " << record.message << "\n";
+      }
+    }
+    for (const std::string& problem : kernel.cases.problems) {
+      notes << "- **" << kernel.full_id() << "**: " << problem << "\n";
+    }
+    if (!kernel.benchmark.measured && !kernel.benchmark.problem.empty()) {
+      notes << "- " << kernel.full_id() << " not benchmarked: " << kernel.benchmark.problem << "\n";
+    }
+    if (kernel.benchmark.impossible) {
+      notes << "- **" << kernel.full_id() << "** impossible: median "
+            << fixed(kernel.benchmark.time.median, 5) << " ms is under the physical floor "
+            << fixed(kernel.benchmark.floor_ms, 5) << " ms; not scored\n";
+    }
+    if (kernel.benchmark.spot_check_failures > 0) {
+      notes << "- **" << kernel.full_id() << "** timed calls gave wrong results: "
+            << kernel.benchmark.spot_check_message << "\n";
+    }
+  }
+  std::set<std::string> absent;
+  for (const KernelReport& kernel : report.kernels) {
+    for (const BaselineResult& baseline : kernel.benchmark.baselines) {
+      if (!baseline.available) absent.insert(baseline.name + " (" + kernel.device + "): " + baseline.absent_reason);
+    }
+  }
+  for (const std::string& line : absent) notes << "- baseline " << line << "\n";
+  if (!notes.str().empty()) out << "\n## Notes\n\n" << notes.str();
+  return out.str();
+}
+
+std::string report_html(const RunReport& report) {
+  std::ostringstream out;
+  out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+         "<title>RobustKernelTest report</title><style>"
+         "body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse;"
+         "margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}"
+         "th{background:#f4f4f4}td:first-child{text-align:left}.FAIL{color:#b00;font-weight:bold}"
+         ".pass{color:#070}</style></head><body>\n"
+      << "<h1>RobustKernelTest report</h1>\n<p>Started " << html_escape(report.started_utc)
+      << "; seed " << report.seed << "; hidden inputs: " << html_escape(report.hidden_inputs)
+      << (report.finished ? "" : "; <b>unfinished</b>") << ".</p>\n";
+  out << "<h2>Summary</h2>\n<table><tr><th>device</th><th>kernels</th><th>correct</th>"
+         "<th>fast_0</th><th>fast_1</th><th>fast_1.5</th><th>fast_2</th><th>geomean speedup vs "
+         "strongest</th><th>geomean memory efficiency</th></tr>\n";
+  for (const DeviceAggregates& agg : aggregate(report.kernels)) {
+    const auto share = [&](const std::string& p) {
+      const auto found = agg.fast_p.find(p);
+      return found == agg.fast_p.end() ? std::string("-") : fixed(100 * found->second, 0) + "%";
+    };
+    const auto strongest = agg.geomean_speedup.find("strongest");
+    out << "<tr><td>" << html_escape(agg.device) << "</td><td>" << agg.kernels << "</td><td>"
+        << agg.correct << "</td><td>" << share("0") << "</td><td>" << share("1") << "</td><td>"
+        << share("1.5") << "</td><td>" << share("2") << "</td><td>"
+        << (strongest == agg.geomean_speedup.end() ? "-" : fixed(strongest->second, 2) + "x")
+        << "</td><td>"
+        << (agg.geomean_memory_efficiency > 0 ? fixed(agg.geomean_memory_efficiency, 2) + "x" : "-")
+        << "</td></tr>\n";
+  }
+  out << "</table>\n";
+
+  // Scatter: speedup (y) against memory efficiency (x), both against the strongest baseline,
+  // log scales from 1/16 to 16; the baseline sits at (1, 1).
+  const double size = 420, margin = 50, extent = 4;  // log2 extent: 1/16 .. 16
+  const auto position = [&](double value, bool vertical) {
+    const double clamped = std::clamp(std::log2(value), -extent, extent);
+    const double fraction = (clamped + extent) / (2 * extent);
+    return vertical ? margin + (1 - fraction) * size : margin + fraction * size;
+  };
+  out << "<h2>Speedup against memory efficiency</h2>\n<svg xmlns=\"http://www.w3.org/2000/svg\" "
+         "width=\""
+      << size + 2 * margin << "\" height=\"" << size + 2 * margin << "\">\n"
+      << "<rect x=\"" << margin << "\" y=\"" << margin << "\" width=\"" << size << "\" height=\""
+      << size << "\" fill=\"none\" stroke=\"#999\"/>\n"
+      << "<line x1=\"" << position(1, false) << "\" y1=\"" << margin << "\" x2=\""
+      << position(1, false) << "\" y2=\"" << margin + size << "\" stroke=\"#ccc\"/>\n"
+      << "<line x1=\"" << margin << "\" y1=\"" << position(1, true) << "\" x2=\"" << margin + size
+      << "\" y2=\"" << position(1, true) << "\" stroke=\"#ccc\"/>\n"
+      << "<text x=\"" << margin + size / 2 << "\" y=\"" << size + 2 * margin - 10
+      << "\" text-anchor=\"middle\" font-size=\"12\">memory efficiency vs strongest baseline "
+         "(log, 1/16 to 16)</text>\n"
+      << "<text x=\"14\" y=\"" << margin + size / 2 << "\" font-size=\"12\" transform=\"rotate(-90 14 "
+      << margin + size / 2 << ")\" text-anchor=\"middle\">speedup vs strongest (log)</text>\n"
+      << "<circle cx=\"" << position(1, false) << "\" cy=\"" << position(1, true)
+      << "\" r=\"6\" fill=\"#888\"><title>baselines</title></circle>\n";
+  for (const KernelReport& kernel : report.kernels) {
+    const BenchmarkRecord& b = kernel.benchmark;
+    if (!b.measured || b.strongest_baseline.empty()) continue;
+    const BaselineResult* strongest = find_baseline(b, b.strongest_baseline);
+    const double memory = strongest && strongest->memory_efficiency > 0 ? strongest->memory_efficiency : 1;
+    out << "<circle cx=\"" << position(memory, false) << "\" cy=\""
+        << position(b.speedup_vs_strongest.ratio, true) << "\" r=\"5\" fill=\""
+        << (kernel.correct() ? "#2a7" : "#c33") << "\"><title>" << html_escape(kernel.full_id())
+        << ": " << fixed(b.speedup_vs_strongest.ratio, 2) << "x, memory " << fixed(memory, 2)
+        << "x</title></circle>\n";
+  }
+  out << "</svg>\n";
+
+  std::set<std::string> tasks;
+  for (const KernelReport& kernel : report.kernels) tasks.insert(kernel.task);
+  for (const std::string& task : tasks) {
+    out << "<h2>" << html_escape(task) << "</h2>\n<table><tr><th>kernel</th><th>device</th>"
+           "<th>verdict</th><th>median ms</th><th>IQR ms</th><th>samples</th>";
+    for (const char* name : {"eager_fp32", "eager_tf32", "compiled"}) {
+      out << "<th>" << name << " ms</th><th>speedup [95% CI]</th>";
+    }
+    out << "<th>floor ms</th><th>peak memory MB</th></tr>\n";
+    for (const KernelReport& kernel : report.kernels) {
+      if (kernel.task != task) continue;
+      const BenchmarkRecord& b = kernel.benchmark;
+      out << "<tr><td>" << html_escape(kernel.kernel) << "</td><td>" << kernel.device
+          << "</td><td class=\"" << kernel.verdict() << "\">" << kernel.verdict()
+          << (b.impossible ? " (impossible)" : "") << "</td><td>"
+          << (b.measured ? fixed(b.time.median, 4) : "-") << "</td><td>"
+          << (b.measured ? fixed(b.time.iqr(), 4) : "-") << "</td><td>" << b.time.count << "</td>";
+      for (const char* name : {"eager_fp32", "eager_tf32", "compiled"}) {
+        const BaselineResult* baseline = find_baseline(b, name);
+        if (baseline && baseline->available) {
+          out << "<td>" << fixed(baseline->time.median, 4) << "</td><td>"
+              << fixed(baseline->speedup.ratio, 2) << "x [" << fixed(baseline->speedup.low, 2)
+              << ", " << fixed(baseline->speedup.high, 2) << "]</td>";
+        } else {
+          out << "<td colspan=\"2\" title=\""
+              << html_escape(baseline ? baseline->absent_reason : "not measured")
+              << "\">absent</td>";
+        }
+      }
+      out << "<td>" << (b.measured ? fixed(b.floor_ms, 4) : "-") << "</td><td>"
+          << (b.peak_memory_bytes >= 0 ? fixed(b.peak_memory_bytes / 1e6, 1) : "-")
+          << "</td></tr>\n";
+    }
+    out << "</table>\n";
+  }
+  out << "</body></html>\n";
+  return out.str();
+}
+
+}  // namespace rkt

@@ -1,0 +1,65 @@
+// A finished run, as the report writers see it, and the aggregates the field reports.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "framework/benchmark_record.h"
+#include "framework/device_peaks.h"
+#include "framework/supervisor.h"
+
+namespace rkt {
+
+/// One kernel's tests and benchmark.
+struct KernelReport {
+  std::string task, kernel, device, precision, description;
+  std::map<std::string, std::string> waived_gates;  ///< gate -> written reason
+  std::vector<std::string> allowed_operators;
+  SupervisedRun cases;
+  BenchmarkRecord benchmark;
+  double seconds = 0;
+  bool task_flagged = false;  ///< Left out of aggregates (the task filter flagged the task).
+
+  std::string full_id() const { return task + "/" + kernel; }
+  /// "pass" (every case passed or was skipped for a stated reason), "skipped" (nothing ran:
+  /// no device), or "FAIL".
+  std::string verdict() const;
+  bool correct() const { return verdict() == "pass"; }
+};
+
+/// Aggregates over the kernels of one device, flagged tasks and unmeasured kernels left out.
+struct DeviceAggregates {
+  std::string device;
+  int kernels = 0;                ///< Counted kernels (measured or failed; not skipped).
+  int correct = 0;
+  double correctness_rate = 0;
+  std::map<std::string, double> fast_p;  ///< "0", "1", "1.5", "2" -> share of kernels
+  std::map<std::string, double> geomean_speedup;  ///< baseline name or "strongest" -> geomean
+  double geomean_memory_efficiency = 0;           ///< against the strongest baseline
+  int impossible = 0;
+  int flagged_left_out = 0;
+};
+
+/// fast_p as KernelBench counts it: correct (every gate passed), not impossible, and faster than
+/// the strongest baseline by more than p. Speedup geomeans use correct, possible kernels only.
+std::vector<DeviceAggregates> aggregate(const std::vector<KernelReport>& kernels);
+
+struct RunReport {
+  std::string started_utc;
+  std::uint64_t seed = 0;
+  std::string hidden_inputs;
+  std::map<std::string, DevicePeaks> peaks;  ///< device -> measured peaks
+  std::vector<KernelReport> kernels;
+  bool finished = false;
+};
+
+/// results.json: the documented schema "rkt-results/1" (docs/results_schema.md).
+std::string results_json(const RunReport& report);
+/// report.md: a summary for a pull request or CI.
+std::string report_markdown(const RunReport& report);
+/// report.html: one self-contained page (no external resources): tables and an SVG scatter of
+/// speedup against memory efficiency.
+std::string report_html(const RunReport& report);
+
+}  // namespace rkt

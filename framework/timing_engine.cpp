@@ -1,0 +1,124 @@
+#include "framework/timing_engine.h"
+
+#include <ATen/ATen.h>
+
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <vector>
+
+#include "framework/device_support.h"
+#include "rkt/defaults.h"
+
+#if RKT_WITH_CUDA
+#include <ATen/cuda/CUDAContext.h>
+#endif
+
+namespace rkt {
+namespace {
+
+// The last-level cache of CPU 0 from sysfs, or 32 MiB when it cannot be read.
+std::int64_t host_cache_bytes() {
+  std::ifstream file("/sys/devices/system/cpu/cpu0/cache/index3/size");
+  std::string text;
+  if (file >> text && !text.empty()) {
+    const std::int64_t value = std::atoll(text.c_str());
+    const char unit = text.back();
+    if (unit == 'K') return value << 10;
+    if (unit == 'M') return value << 20;
+    return value;
+  }
+  return 32ll << 20;
+}
+
+}  // namespace
+
+TimingOptions default_timing_options(Device device) {
+  TimingOptions options;
+  options.warmup_milliseconds = defaults::kBenchmarkWarmupMilliseconds;
+  options.target_noise = defaults::kBenchmarkTargetNoise;
+  options.min_samples = defaults::kBenchmarkMinSamples;
+  options.max_samples = defaults::kBenchmarkMaxSamples;
+  options.budget_milliseconds = device == Device::cuda ? defaults::kBenchmarkBudgetMillisecondsCuda
+                                                       : defaults::kBenchmarkBudgetMillisecondsCpu;
+  options.wall_limit_seconds = device == Device::cuda ? defaults::kBenchmarkWallLimitSecondsCuda
+                                                      : defaults::kBenchmarkWallLimitSecondsCpu;
+  return options;
+}
+
+bool sampling_complete(const std::vector<double>& samples, double wall_seconds,
+                       const TimingOptions& options, std::string& reason) {
+  const int count = static_cast<int>(samples.size());
+  if (count >= options.max_samples) {
+    reason = "max samples (" + std::to_string(options.max_samples) + ")";
+    return true;
+  }
+  if (count < options.min_samples) return false;
+  if (relative_noise_of_median(samples) < options.target_noise) {
+    reason = "noise of the median under " + std::to_string(options.target_noise * 100) + "%";
+    return true;
+  }
+  double spent = 0;
+  for (double sample : samples) spent += sample;
+  if (spent >= options.budget_milliseconds) {
+    reason = "time budget (" + std::to_string(static_cast<int>(options.budget_milliseconds)) +
+             " ms) spent";
+    return true;
+  }
+  if (wall_seconds >= options.wall_limit_seconds) {
+    reason = "wall-clock limit (" + std::to_string(static_cast<int>(options.wall_limit_seconds)) +
+             " s) reached";
+    return true;
+  }
+  return false;
+}
+
+Measurement measure(Device device, const TimingOptions& options,
+                    const std::function<void(int)>& before_sample,
+                    const std::function<void(int)>& timed) {
+  KernelStreamScope scope(device);
+  // Warm-up: until warmup_milliseconds of timed work, at least once.
+  double warm = 0;
+  for (int i = 0; i == 0 || warm < options.warmup_milliseconds; ++i) {
+    before_sample(i);
+    scope.mark_start();
+    timed(i);
+    scope.mark_end();
+    warm += scope.elapsed_milliseconds();
+    if (i > 1000) break;
+  }
+  Measurement measurement;
+  const auto start = std::chrono::steady_clock::now();
+  const auto wall_seconds = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  while (!sampling_complete(measurement.samples, wall_seconds(), options,
+                            measurement.stop_reason)) {
+    const int i = static_cast<int>(measurement.samples.size());
+    before_sample(i);
+    scope.synchronize();  // The flush and rotation are finished before the clock starts.
+    scope.mark_start();
+    timed(i);
+    scope.mark_end();
+    measurement.samples.push_back(scope.elapsed_milliseconds());
+  }
+  measurement.summary = summarize_samples(measurement.samples);
+  return measurement;
+}
+
+void flush_caches(Device device) {
+#if RKT_WITH_CUDA
+  if (device == Device::cuda) {
+    static at::Tensor buffer = at::empty(
+        {2 * static_cast<std::int64_t>(at::cuda::getCurrentDeviceProperties()->l2CacheSize)},
+        at::TensorOptions().dtype(at::kByte).device(at::kCUDA));
+    buffer.zero_();
+    return;
+  }
+#endif
+  (void)device;
+  static std::vector<char> buffer(static_cast<std::size_t>(2 * host_cache_bytes()));
+  std::memset(buffer.data(), static_cast<int>(buffer[0] + 1), buffer.size());
+}
+
+}  // namespace rkt

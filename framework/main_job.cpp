@@ -154,7 +154,10 @@ int run_main_job(const MainJobOptions& options) {
                                             benchmark.cases[0].message;
       }
     } else {
-      entry.benchmark.problem = "not benchmarked: the kernel's verdict is " + entry.verdict();
+      entry.benchmark.problem =
+          entry.verdict() == "skipped" && !entry.cases.cases.empty()
+              ? entry.cases.cases[0].message
+              : "its cases did not all pass, and a failing kernel is not timed";
     }
     entry.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const std::string peaks_file = peaks_path(scratch, kernel.device());

@@ -4,9 +4,9 @@
 # Writes every log under ${OUT:-gpu-out}/ and prints a short table last.
 #
 #   bash tools/gpu/run.sh [ctest-regex]
-#   RKT_GPU_STEPS="ctest main" (default: both) chooses what runs after the build.
+#   RKT_GPU_STEPS="ctest repeats main" (default: all three) chooses what runs after the build.
 set -uo pipefail
-steps="${RKT_GPU_STEPS:-ctest main}"
+steps="${RKT_GPU_STEPS:-ctest repeats main}"
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 out="${OUT:-$repo_root/gpu-out}"
 mkdir -p "$out"
@@ -39,6 +39,14 @@ if [[ " $steps " == *" ctest "* ]]; then
   ctest --test-dir "$build" --output-on-failure -j 4 ${1:+-R "$1"} >"$out/ctest.log" 2>&1
   echo "ctest: exit $?, $(($(date +%s) - start)) s"
 fi
+if [[ " $steps " == *" repeats "* ]]; then
+  # The spread of medians over repeated measurements of one kernel and its baseline.
+  start=$(date +%s)
+  "$build/bin/rkt" bench --benchmark_filter='^relu/(cuda_grid_stride|baseline:eager_fp32@cuda)' \
+    --benchmark_repetitions=5 --benchmark_out="$out/bench_repeats.json" \
+    --benchmark_out_format=json >"$out/bench_repeats.log" 2>&1
+  echo "rkt bench repeats: exit $?, $(($(date +%s) - start)) s"
+fi
 if [[ " $steps " == *" main "* ]]; then
   start=$(date +%s)
   "$build/bin/rkt" run --out "$out/run" >"$out/main_job.log" 2>&1
@@ -48,4 +56,6 @@ fi
 echo
 grep -E "tests passed|tests failed|Total Test time|\*\*\*Failed|Not Run|Timeout|Passed|Skipped" "$out/ctest.log" 2>/dev/null | tail -n 60
 echo
-cat "$out/run/summary.md" 2>/dev/null | head -n 60
+grep -E "_(median|stddev|cv) " "$out/bench_repeats.log" 2>/dev/null
+echo
+sed -n '/## Summary/,/## Notes/p' "$out/run/report.md" 2>/dev/null | head -n 60

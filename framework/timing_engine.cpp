@@ -77,15 +77,16 @@ Measurement measure(Device device, const TimingOptions& options,
                     const std::function<void(int)>& before_sample,
                     const std::function<void(int)>& timed) {
   KernelStreamScope scope(device);
-  // Warm-up: until warmup_milliseconds of timed work, at least once.
-  double warm = 0;
-  for (int i = 0; i == 0 || warm < options.warmup_milliseconds; ++i) {
-    before_sample(i);
-    scope.mark_start();
+  // Warm-up: calls (without cache flushes) for warmup_milliseconds of wall-clock time, at least
+  // one. Counting wall time rather than timed work keeps it short for microsecond kernels.
+  const auto warmup_start = std::chrono::steady_clock::now();
+  for (int i = 0;; ++i) {
     timed(i);
-    scope.mark_end();
-    warm += scope.elapsed_milliseconds();
-    if (i > 1000) break;
+    scope.synchronize();
+    const double elapsed = std::chrono::duration<double, std::milli>(
+                               std::chrono::steady_clock::now() - warmup_start)
+                               .count();
+    if (elapsed >= options.warmup_milliseconds) break;
   }
   Measurement measurement;
   const auto start = std::chrono::steady_clock::now();

@@ -13,7 +13,7 @@
 namespace rkt {
 
 struct TimingOptions {
-  double warmup_milliseconds = 0;  // [ms]
+  double warmup_milliseconds = 0;  // [ms] of wall-clock time
   double target_noise = 0;         // [fraction of the median]
   int min_samples = 0;
   int max_samples = 0;

@@ -25,7 +25,7 @@ inline constexpr int kKernelProcessTimeoutSeconds = 300;  // [s]
 namespace rkt::defaults {
 
 // ---- Benchmarks ------------------------------------------------------------------------------
-/// Warm-up before the first timed sample (triton's do_bench uses about 25 ms).
+/// Warm-up before the first timed sample, in wall-clock time (triton's do_bench uses ~25 ms).
 inline constexpr double kBenchmarkWarmupMilliseconds = 25;  // [ms]
 /// Samples are taken until the relative noise of the median is under this...
 inline constexpr double kBenchmarkTargetNoise = 0.01;  // [fraction of the median]

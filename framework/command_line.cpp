@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <fstream>
 #include <iostream>
@@ -19,6 +20,7 @@
 #include "framework/registry_validation.h"
 #include "framework/seeding.h"
 #include "framework/supervisor.h"
+#include "framework/task_filter.h"
 #include "framework/verdict_channel.h"
 #include "rkt/defaults.h"
 
@@ -36,6 +38,9 @@ Usage:
                                     each kernel that passed them against its task's baselines;
                                     writes DIR/results.json, report.md, report.html
                                     (default DIR: runs/<UTC time>)
+  rkt filter [--json]               judges every task: flagged when its outputs barely depend
+                                    on its inputs or a trivial kernel passes it
+  rkt catalog                       the task catalog in Markdown (docs/tasks.md)
   rkt bench [--benchmark_* flags]   Google Benchmark entries for every kernel and baseline
                                     (e.g. --benchmark_filter=softmax --benchmark_out=b.json
                                     --benchmark_out_format=json, for compare.py)
@@ -208,6 +213,33 @@ int run_command_line(int argc, char** argv) {
     const SupervisedRun run = run_supervised(supervision);
     std::cout << "\n" << summarize(run);
     return supervised_exit_code(run);
+  }
+  if (command == "filter" || command == "catalog") {
+    if (!parse_options(args, command == "filter" ? std::vector<std::string>{"--json"}
+                                                 : std::vector<std::string>{},
+                       options, error)) {
+      return usage_error(error);
+    }
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<TaskVerdict> verdicts;
+    for (const TaskSpec* task : registered_tasks()) verdicts.push_back(judge_task(*task));
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (command == "catalog") {
+      print_task_catalog(std::cout, verdicts);
+    } else if (options.json) {
+      std::cout << task_verdicts_json(verdicts, seconds);
+    } else {
+      int flagged = 0;
+      for (const TaskVerdict& verdict : verdicts) {
+        std::cout << (verdict.flagged ? "FLAGGED " : "ok      ") << verdict.task << "\n";
+        for (const std::string& reason : verdict.reasons) std::cout << "        " << reason << "\n";
+        flagged += verdict.flagged;
+      }
+      std::cout << verdicts.size() << " tasks, " << flagged << " flagged, in " << seconds
+                << " s\n";
+    }
+    return 0;
   }
   if (command == "bench") {
     std::vector<char*> bench_argv = {argv[0]};

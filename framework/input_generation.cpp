@@ -4,6 +4,7 @@
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 #include "framework/dim_resolution.h"
@@ -56,10 +57,18 @@ std::vector<at::Tensor> generate_inputs(const TaskSpec& task, const Dims& dims,
   return inputs;
 }
 
+namespace {
+std::string short_number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+}  // namespace
+
 std::string ValueDistribution::describe() const {
   switch (kind) {
-    case Kind::normal: return "normal(" + std::to_string(mean) + ", " + std::to_string(stddev) + ")";
-    case Kind::uniform: return "uniform[" + std::to_string(low) + ", " + std::to_string(high) + ")";
+    case Kind::normal: return "normal(" + short_number(mean) + ", " + short_number(stddev) + ")";
+    case Kind::uniform: return "uniform[" + short_number(low) + ", " + short_number(high) + ")";
     case Kind::kaiming_uniform: return "kaiming_uniform(fan_in=" + fan_in_dims + ")";
     case Kind::xavier_uniform:
       return "xavier_uniform(fan_in=" + fan_in_dims + ", fan_out=" + fan_out_dims + ")";

@@ -3,6 +3,9 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
+
+#include "framework/task_filter.h"
 
 namespace rkt {
 
@@ -12,5 +15,9 @@ void print_listing_json(std::ostream& out);
 /// A CMake script of add_test() calls: one ctest test per kernel and label group, each running
 /// `executable test --filter ...` under supervision, labelled with the group and the device.
 void print_ctest_script(std::ostream& out, const std::string& executable);
+
+/// docs/tasks.md: every task's id, description, inputs, sizes, bytes and flops, and the filter's
+/// verdict. Deterministic, so the checked-in copy can be compared with a fresh one.
+void print_task_catalog(std::ostream& out, const std::vector<TaskVerdict>& verdicts);
 
 }  // namespace rkt

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -15,6 +16,7 @@
 #include "framework/device_support.h"
 #include "framework/hidden_inputs.h"
 #include "framework/run_report.h"
+#include "framework/task_filter.h"
 #include "framework/seeding.h"
 #include "rkt/registration.h"
 #include "rkt/task.h"
@@ -107,6 +109,16 @@ int run_main_job(const MainJobOptions& options) {
     }
   }
 
+  // The task filter first: kernels of flagged tasks are still tested, but marked and left out
+  // of the aggregates.
+  std::map<std::string, TaskVerdict> task_verdicts;
+  for (const KernelSpec* kernel : kernels) {
+    if (task_verdicts.count(kernel->task_id()) == 0) {
+      if (const TaskSpec* task = find_task(kernel->task_id())) {
+        task_verdicts[task->id()] = judge_task(*task);
+      }
+    }
+  }
   const auto job_start = std::chrono::steady_clock::now();
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     const KernelSpec& kernel = *kernels[i];
@@ -128,6 +140,8 @@ int run_main_job(const MainJobOptions& options) {
     entry.description = kernel.description();
     for (const auto& [gate, reason] : kernel.waived_gates()) entry.waived_gates[to_string(gate)] = reason;
     entry.allowed_operators = kernel.allowed_operators();
+    entry.task_flagged = task_verdicts[entry.task].flagged;
+    entry.flag_reasons = task_verdicts[entry.task].reasons;
 
     // Correctness, properties and integrity gates; then the benchmark, only when they passed
     // (a kernel that fails a gate is not timed: its numbers would mean nothing).

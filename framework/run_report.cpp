@@ -158,6 +158,11 @@ std::string results_json(const RunReport& report) {
         << ", \"precision\": " << json_string(kernel.precision)
         << ", \"verdict\": " << json_string(kernel.verdict())
         << ", \"task_flagged\": " << (kernel.task_flagged ? "true" : "false")
+        << ", \"flag_reasons\": [";
+    for (std::size_t r = 0; r < kernel.flag_reasons.size(); ++r) {
+      out << (r ? ", " : "") << json_string(kernel.flag_reasons[r]);
+    }
+    out << "]"
         << ", \"seconds\": " << number(kernel.seconds) << ",\n     \"waived_gates\": {";
     bool first_waiver = true;
     for (const auto& [gate, reason] : kernel.waived_gates) {
@@ -291,6 +296,10 @@ std::string report_markdown(const RunReport& report) {
   for (const KernelReport& kernel : report.kernels) {
     for (const auto& [gate, reason] : kernel.waived_gates) {
       notes << "- " << kernel.full_id() << ": gate " << gate << " waived: " << reason << "\n";
+    }
+    for (const std::string& reason : kernel.flag_reasons) {
+      notes << "- " << kernel.full_id() << ": task flagged, left out of the summary: " << reason
+            << "\n";
     }
     for (const CaseRecord& record : kernel.cases.cases) {
       if (record.status == "failed" || record.status == "crashed") {

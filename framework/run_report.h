@@ -20,6 +20,7 @@ struct KernelReport {
   BenchmarkRecord benchmark;
   double seconds = 0;
   bool task_flagged = false;  ///< Left out of aggregates (the task filter flagged the task).
+  std::vector<std::string> flag_reasons;
 
   std::string full_id() const { return task + "/" + kernel; }
   /// "pass" (every case passed or was skipped for a stated reason), "skipped" (nothing ran:

@@ -25,6 +25,13 @@ TaskSpec& TaskSpec::input(std::string name, std::vector<std::string> dims,
   return *this;
 }
 
+TaskSpec& TaskSpec::weight(std::string name, std::vector<std::string> dims,
+                           ValueDistribution values) {
+  input(std::move(name), std::move(dims), std::move(values));
+  inputs_.back().is_weight = true;
+  return *this;
+}
+
 TaskSpec& TaskSpec::outputs(std::vector<std::string> names) {
   output_names_ = std::move(names);
   return *this;
@@ -62,6 +69,11 @@ TaskSpec& TaskSpec::bytes(CostFunction minimal_bytes) {
 
 TaskSpec& TaskSpec::flops(CostFunction flops) {
   flops_ = std::move(flops);
+  return *this;
+}
+
+TaskSpec& TaskSpec::output_scale(CostFunction scale) {
+  output_scale_ = std::move(scale);
   return *this;
 }
 

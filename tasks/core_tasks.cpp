@@ -18,11 +18,11 @@ constexpr double kFloatBytes = 4;  // [bytes per float32 element]
 
 }  // namespace
 
-// KernelBench's inputs are torch.rand (all >= 0): a kernel that returns x unchanged passes them.
-// We keep that distribution so the negated case shows why it is not enough.
+// KernelBench draws x from torch.rand (all >= 0), where returning x unchanged is correct: the
+// task filter flags that (a trivial kernel passes). Normal inputs make the task meaningful.
 RKT_TASK(relu)
-    .describe("y = max(x, 0) elementwise; x drawn as KernelBench does, uniform [0, 1)")
-    .input("x", {"B", "N"}, values::uniform(0, 1))
+    .describe("y = max(x, 0) elementwise")
+    .input("x", {"B", "N"}, values::normal())
     .outputs({"y"})
     .default_dims({{"B", 8192}, {"N", 8192}})
     .small_dims({{"B", 37}, {"N", 300}})
@@ -54,13 +54,14 @@ RKT_TASK(softmax)
     .domain("N", 1, 32768)
     .reference([](const std::vector<at::Tensor>& in) { return std::vector{at::softmax(in[0], -1)}; })
     .bytes([](const Dims& s) { return 2 * d(s, "B") * d(s, "N") * kFloatBytes; })
-    .flops([](const Dims& s) { return 5 * d(s, "B") * d(s, "N"); });
+    .flops([](const Dims& s) { return 5 * d(s, "B") * d(s, "N"); })
+    .output_scale([](const Dims& s) { return 1 / d(s, "N"); });  // Each row sums to 1.
 
 RKT_TASK(layernorm)
     .describe("y = (x - mean) / sqrt(var + 1e-5) * weight + bias over the last dim (biased var)")
     .input("x", {"B", "N"}, values::normal())
-    .input("weight", {"N"}, values::normal(1, 0.1))
-    .input("bias", {"N"}, values::normal(0, 0.1))
+    .weight("weight", {"N"}, values::normal(1, 0.1))
+    .weight("bias", {"N"}, values::normal(0, 0.1))
     .outputs({"y"})
     .default_dims({{"B", 4096}, {"N", 8192}})
     .small_dims({{"B", 37}, {"N", 300}})
@@ -75,7 +76,7 @@ RKT_TASK(layernorm)
 RKT_TASK(rmsnorm)
     .describe("y = x / sqrt(mean(x^2) + 1e-6) * weight over the last dim (LLaMA's RMSNorm)")
     .input("x", {"B", "N"}, values::normal())
-    .input("weight", {"N"}, values::normal(1, 0.1))
+    .weight("weight", {"N"}, values::normal(1, 0.1))
     .outputs({"y"})
     .default_dims({{"B", 4096}, {"N", 8192}})
     .small_dims({{"B", 37}, {"N", 300}})
@@ -107,8 +108,8 @@ RKT_TASK(matmul)
 RKT_TASK(conv2d)
     .describe("y = conv2d(x, w, b), 3x3 kernel, stride 1, zero padding 1 (same size)")
     .input("x", {"B", "Cin", "H", "W"}, values::normal())
-    .input("w", {"Cout", "Cin", "3", "3"}, values::kaiming_uniform("Cin,3,3"))
-    .input("b", {"Cout"}, values::normal(0, 0.1))
+    .weight("w", {"Cout", "Cin", "3", "3"}, values::kaiming_uniform("Cin,3,3"))
+    .weight("b", {"Cout"}, values::normal(0, 0.1))
     .outputs({"y"})
     .default_dims({{"B", 16}, {"Cin", 64}, {"Cout", 128}, {"H", 64}, {"W", 64}})
     .small_dims({{"B", 2}, {"Cin", 3}, {"Cout", 5}, {"H", 9}, {"W", 11}})
@@ -129,6 +130,10 @@ RKT_TASK(conv2d)
       return 2 * d(s, "B") * d(s, "Cout") * d(s, "H") * d(s, "W") * d(s, "Cin") * 9;
     });
 
+// The task filter flags this task: at x0.01 the loss is close to log(C) for any logits, and the
+// reference computed in bf16 passes fp32 correctness there (a mean over rows averages the
+// rounding away; per-row losses and wider logits were tried and flagged as well). Its kernels are
+// tested in full but left out of aggregate scores.
 RKT_TASK(cross_entropy)
     .describe("loss = mean over b of -log_softmax(logits)[b, target[b]] (a rank-0 tensor)")
     .input("logits", {"B", "C"}, values::normal())

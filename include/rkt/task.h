@@ -25,6 +25,8 @@ struct InputSpec {
   std::vector<std::string> dims;
   DType dtype = DType::float32;
   ValueDistribution values;
+  /// A learned parameter (weight, bias) rather than data: the task filter varies the two apart.
+  bool is_weight = false;
   /// Index data (class labels, positions): never scaled or negated by a distribution.
   bool is_index() const { return values.kind == ValueDistribution::Kind::integers; }
 };
@@ -55,6 +57,9 @@ class TaskSpec {
   /// Adds an input. Inputs are passed to kernels and the reference in the order they are added.
   TaskSpec& input(std::string name, std::vector<std::string> dims, ValueDistribution values,
                   DType dtype = DType::float32);
+  /// Adds a learned parameter (weight, bias): an input like the others, passed in the same order,
+  /// that the task filter varies separately from the data.
+  TaskSpec& weight(std::string name, std::vector<std::string> dims, ValueDistribution values);
   /// Names the outputs, in order. Their shapes and dtypes come from the reference.
   TaskSpec& outputs(std::vector<std::string> names);
   /// The benchmark size (also the size CUDA kernels are tested at).
@@ -68,6 +73,9 @@ class TaskSpec {
   TaskSpec& widen_tolerance(Precision precision, Tolerance tolerance, std::string reason);
   TaskSpec& bytes(CostFunction minimal_bytes);  // [bytes]
   TaskSpec& flops(CostFunction flops);          // [floating-point operations]
+  /// The typical magnitude of the outputs (e.g. 1/N for a softmax over N), which the task
+  /// filter's thresholds are relative to. Default: 1.
+  TaskSpec& output_scale(CostFunction scale);
 
   const std::string& id() const { return id_; }
   const std::string& description() const { return description_; }
@@ -83,6 +91,7 @@ class TaskSpec {
   std::string tolerance_reason(Precision precision) const;
   double minimal_bytes(const Dims& dims) const { return bytes_ ? bytes_(dims) : 0; }
   double flop_count(const Dims& dims) const { return flops_ ? flops_(dims) : 0; }
+  double output_scale(const Dims& dims) const { return output_scale_ ? output_scale_(dims) : 1.0; }
   /// The dims kernels on `device` are tested at: default on CUDA, small on the CPU.
   const Dims& test_dims(Device device) const {
     return device == Device::cuda ? default_dims_ : small_dims_;
@@ -105,6 +114,7 @@ class TaskSpec {
   std::map<Precision, ToleranceOverride> tolerance_overrides_;
   CostFunction bytes_;
   CostFunction flops_;
+  CostFunction output_scale_;
   std::string file_;
   int line_ = 0;
 };

@@ -8,8 +8,8 @@
 
 namespace {
 
-// Correct only for non-negative inputs: returns x. The relu task draws x from U[0, 1) as
-// KernelBench does, so only the negated distribution can tell.
+// Correct only for non-negative inputs: returns x. Under KernelBench's torch.rand inputs it would
+// pass; the relu task draws normal inputs (the task filter flags U[0, 1) for this reason).
 void relu_identity(rkt::KernelCall& call) {
   const float* x = call.input(0).data_as<const float>();
   float* y = call.output(0).data_as<float>();

@@ -28,17 +28,15 @@ void expect_status(const std::map<std::string, CaseRecord>& cases, const std::st
   expect_case_status(cases, name, status);
 }
 
-TEST(BrittleKernels, IdentityReluFailsOnlyOnNegatedInputs) {
+TEST(BrittleKernels, IdentityReluFailsWhereverInputsAreNegative) {
   const auto cases = run_cases("relu/brittle_identity.*");
-  expect_status(cases, "relu/brittle_identity.correctness_x1", "passed");
-  expect_status(cases, "relu/brittle_identity.correctness_x3", "passed");
-  expect_status(cases, "relu/brittle_identity.correctness_x0_01", "passed");
-  expect_status(cases, "relu/brittle_identity.correctness_negated", "failed");
+  for (const char* scaling : {"x1", "x3", "x0_01", "negated"}) {
+    expect_status(cases, std::string("relu/brittle_identity.correctness_") + scaling, "failed");
+  }
   expect_status(cases, "relu/brittle_identity.property_scale", "failed");
-  EXPECT_THAT(cases.at("relu/brittle_identity.correctness_negated").message,
-              HasSubstr("distribution negated (scale -1)"));
-  EXPECT_THAT(cases.at("relu/brittle_identity.correctness_negated").message,
-              HasSubstr("outside atol"));
+  const std::string& message = cases.at("relu/brittle_identity.correctness_negated").message;
+  EXPECT_THAT(message, HasSubstr("distribution negated (scale -1)"));
+  EXPECT_THAT(message, HasSubstr("outside atol"));
 }
 
 TEST(BrittleKernels, HalfPrecisionSoftmaxOverflowsAtX3) {
@@ -102,9 +100,9 @@ TEST(ProcessCheats, EarlyExitsWithStatusZeroAreFailuresNotPasses) {
 
 TEST(ProcessCheats, ACrashIsRecordedAndEarlierResultsAreKept) {
   const auto cases = run_cases(
-      "relu/brittle_identity.correctness_x1:relu/cheat_segfaults.correctness_x1:"
+      "softmax/waives_borrowed_gate.correctness_x1:relu/cheat_segfaults.correctness_x1:"
       "relu/cheat_segfaults.correctness_x3");
-  expect_status(cases, "relu/brittle_identity.correctness_x1", "passed");
+  expect_status(cases, "softmax/waives_borrowed_gate.correctness_x1", "passed");
   expect_status(cases, "relu/cheat_segfaults.correctness_x1", "crashed");
   expect_status(cases, "relu/cheat_segfaults.correctness_x3", "crashed");
   EXPECT_THAT(cases.at("relu/cheat_segfaults.correctness_x1").message, HasSubstr("signal 11"));

@@ -23,6 +23,7 @@
 #include "framework/task_filter.h"
 #include "framework/verdict_channel.h"
 #include "rkt/defaults.h"
+#include "rkt/registration.h"
 
 namespace rkt {
 namespace {
@@ -102,6 +103,17 @@ int run_child(int argc, char** argv) {
   const int status = RUN_ALL_TESTS();
   if (supervised) report_run_complete();
   return status;
+}
+
+// An error naming the registered kernels when no kernel id contains `fragment`, else "".
+std::string unknown_kernel_error(const std::string& fragment) {
+  if (fragment.empty()) return "";
+  std::string known;
+  for (const KernelSpec* kernel : registered_kernels()) {
+    if (kernel->full_id().find(fragment) != std::string::npos) return "";
+    known += (known.empty() ? "" : ", ") + kernel->full_id();
+  }
+  return "no registered kernel matches '" + fragment + "'; registered kernels: " + known;
 }
 
 struct ParsedOptions {
@@ -200,6 +212,9 @@ int run_command_line(int argc, char** argv) {
     if (!parse_options(args, {"--kernel", "--filter", "--timeout"}, options, error)) {
       return usage_error(error);
     }
+    if (const std::string unknown = unknown_kernel_error(options.kernel); !unknown.empty()) {
+      return usage_error(unknown);
+    }
     SupervisionOptions supervision;
     supervision.executable = own_executable(argv[0]);
     supervision.gtest_filter =
@@ -251,6 +266,9 @@ int run_command_line(int argc, char** argv) {
   if (command == "run") {
     if (!parse_options(args, {"--out", "--kernel", "--timeout"}, options, error)) {
       return usage_error(error);
+    }
+    if (const std::string unknown = unknown_kernel_error(options.kernel); !unknown.empty()) {
+      return usage_error(unknown);
     }
     ::setenv("RKT_SEED", std::to_string(base_seed()).c_str(), 1);
     MainJobOptions job;

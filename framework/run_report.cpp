@@ -387,14 +387,29 @@ std::string report_html(const RunReport& report) {
       << margin + size / 2 << ")\" text-anchor=\"middle\">speedup vs strongest (log)</text>\n"
       << "<circle cx=\"" << position(1, false) << "\" cy=\"" << position(1, true)
       << "\" r=\"6\" fill=\"#888\"><title>baselines</title></circle>\n";
+  for (double tick : {1.0 / 16, 0.25, 1.0, 4.0, 16.0}) {
+    const std::string label = tick < 1 ? "1/" + fixed(1 / tick, 0) : fixed(tick, 0);
+    out << "<text x=\"" << position(tick, false) << "\" y=\"" << margin + size + 14
+        << "\" text-anchor=\"middle\" font-size=\"10\">" << label << "</text>\n"
+        << "<text x=\"" << margin - 4 << "\" y=\"" << position(tick, true) + 3
+        << "\" text-anchor=\"end\" font-size=\"10\">" << label << "</text>\n";
+  }
+  out << "<text x=\"" << margin + 6 << "\" y=\"" << margin + 14
+      << "\" font-size=\"11\"><tspan fill=\"#2a7\">&#9679; CUDA</tspan> <tspan fill=\"#37c\">&#9679; "
+         "CPU</tspan> <tspan fill=\"#c33\">&#9679; failed</tspan> &#9675; memory not measured "
+         "(plotted at 1); grey: baselines; values beyond 1/16 or 16 sit on the border</text>\n";
   for (const KernelReport& kernel : report.kernels) {
     const BenchmarkRecord& b = kernel.benchmark;
     if (!b.measured || b.strongest_baseline.empty()) continue;
     const BaselineResult* strongest = find_baseline(b, b.strongest_baseline);
-    const double memory = strongest && strongest->memory_efficiency > 0 ? strongest->memory_efficiency : 1;
+    const bool memory_known = strongest && strongest->memory_efficiency > 0;
+    const double memory = memory_known ? strongest->memory_efficiency : 1;
+    const std::string color =
+        !kernel.correct() ? "#c33" : (kernel.device == "cuda" ? "#2a7" : "#37c");
     out << "<circle cx=\"" << position(memory, false) << "\" cy=\""
-        << position(b.speedup_vs_strongest.ratio, true) << "\" r=\"5\" fill=\""
-        << (kernel.correct() ? "#2a7" : "#c33") << "\"><title>" << html_escape(kernel.full_id())
+        << position(b.speedup_vs_strongest.ratio, true) << "\" r=\"5\" "
+        << (memory_known ? "fill=\"" + color + "\"" : "fill=\"none\" stroke=\"" + color + "\"")
+        << "><title>" << html_escape(kernel.full_id())
         << ": " << fixed(b.speedup_vs_strongest.ratio, 2) << "x, memory " << fixed(memory, 2)
         << "x</title></circle>\n";
   }

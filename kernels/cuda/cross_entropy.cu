@@ -3,52 +3,21 @@
 // in a fixed order (Kahan per-thread sums + tree) and writes the mean. Deterministic, no atomics.
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <cstdint>
 
 #include "rkt/cuda_check.h"
 #include "rkt/kernel.h"
+#include "row_reduction.cuh"
 
 namespace {
 
-constexpr std::int64_t kMaxBlocks = 65535;
+using rkt::cuda_kernels::block_kahan_sum;
+using rkt::cuda_kernels::block_row_max_sum_exp;
+using rkt::cuda_kernels::row_launch_config;
+using rkt::cuda_kernels::RowLaunch;
+using rkt::cuda_kernels::RowMaxSumExp;
+
 constexpr int kReduceThreads = 1024;
-
-__device__ __forceinline__ float warp_sum(float v) {
-  for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(0xffffffffu, v, offset);
-  return v;
-}
-
-__device__ __forceinline__ float warp_max(float v) {
-  for (int offset = 16; offset > 0; offset >>= 1)
-    v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, offset));
-  return v;
-}
-
-// Block-wide reductions; every thread gets the result. blockDim.x must be a multiple of 32.
-__device__ float block_sum(float v) {
-  __shared__ float partial[32];
-  const int lane = threadIdx.x & 31;
-  const int warp = threadIdx.x >> 5;
-  v = warp_sum(v);
-  __syncthreads();  // the previous call's readers are done with `partial`
-  if (lane == 0) partial[warp] = v;
-  __syncthreads();
-  v = lane < static_cast<int>(blockDim.x >> 5) ? partial[lane] : 0.0f;
-  return warp_sum(v);
-}
-
-__device__ float block_max(float v) {
-  __shared__ float partial[32];
-  const int lane = threadIdx.x & 31;
-  const int warp = threadIdx.x >> 5;
-  v = warp_max(v);
-  __syncthreads();
-  if (lane == 0) partial[warp] = v;
-  __syncthreads();
-  v = lane < static_cast<int>(blockDim.x >> 5) ? partial[lane] : -INFINITY;
-  return warp_max(v);
-}
 
 __global__ void row_loss_kernel(const float* __restrict__ logits,
                                 const std::int64_t* __restrict__ target,
@@ -57,18 +26,12 @@ __global__ void row_loss_kernel(const float* __restrict__ logits,
   for (std::int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const float* xr = logits + row * classes;
 
-    float m = -INFINITY;
-    for (std::int64_t j = threadIdx.x; j < classes; j += blockDim.x) m = fmaxf(m, xr[j]);
-    m = block_max(m);
-
-    float s = 0.0f;
-    for (std::int64_t j = threadIdx.x; j < classes; j += blockDim.x) s += expf(xr[j] - m);
-    s = block_sum(s);
+    const RowMaxSumExp r = block_row_max_sum_exp(xr, classes);
 
     if (threadIdx.x == 0) {
       const std::int64_t t = target[row];
       // An out-of-range target is a caller error: report NaN instead of reading out of bounds.
-      row_loss[row] = (t >= 0 && t < classes) ? (m - xr[t]) + logf(s) : NAN;
+      row_loss[row] = (t >= 0 && t < classes) ? (r.max - xr[t]) + logf(r.sum_exp) : NAN;
     }
   }
 }
@@ -76,22 +39,8 @@ __global__ void row_loss_kernel(const float* __restrict__ logits,
 // One block: fixed-order reduction of the per-row losses, then the mean.
 __global__ void mean_kernel(const float* __restrict__ row_loss, float* __restrict__ out,
                             std::int64_t rows) {
-  float sum = 0.0f;
-  float comp = 0.0f;  // Kahan compensation
-  for (std::int64_t i = threadIdx.x; i < rows; i += blockDim.x) {
-    const float term = row_loss[i] - comp;
-    const float next = sum + term;
-    comp = (next - sum) - term;
-    sum = next;
-  }
-  sum = block_sum(sum);
+  const float sum = block_kahan_sum(row_loss, rows);
   if (threadIdx.x == 0) out[0] = sum / static_cast<float>(rows);
-}
-
-int threads_for(std::int64_t cols) {
-  if (cols >= 16384) return 1024;
-  if (cols >= 256) return 256;
-  return static_cast<int>((cols + 31) / 32 * 32);
 }
 
 void cross_entropy_cuda(rkt::KernelCall& call) {
@@ -106,10 +55,9 @@ void cross_entropy_cuda(rkt::KernelCall& call) {
   float* row_loss = nullptr;
   RKT_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&row_loss),
                                  static_cast<std::size_t>(rows) * sizeof(float), stream));
-  const std::int64_t blocks = std::min(rows, kMaxBlocks);
-  row_loss_kernel<<<static_cast<unsigned>(blocks), threads_for(classes), 0, stream>>>(
-      logits.data_as<const float>(), target.data_as<const std::int64_t>(), row_loss, rows,
-      classes);
+  const RowLaunch launch = row_launch_config(rows, classes);
+  row_loss_kernel<<<launch.blocks, launch.threads, 0, stream>>>(
+      logits.data_as<const float>(), target.data_as<const std::int64_t>(), row_loss, rows, classes);
   cudaError_t launch_status = cudaGetLastError();
   if (launch_status == cudaSuccess) {
     mean_kernel<<<1, kReduceThreads, 0, stream>>>(row_loss, loss.data_as<float>(), rows);

@@ -60,6 +60,24 @@ const BaselineResult* find_baseline(const BenchmarkRecord& record, const std::st
   return nullptr;
 }
 
+// "42%" for fast_p[p], "-" when absent.
+std::string fast_share(const DeviceAggregates& aggregates, const std::string& p) {
+  const auto found = aggregates.fast_p.find(p);
+  return found == aggregates.fast_p.end() ? "-" : fixed(100 * found->second, 0) + "%";
+}
+
+// "1.25x" for the geomean speedup against `baseline`, "-" when absent.
+std::string geomean_speedup_text(const DeviceAggregates& aggregates, const std::string& baseline) {
+  const auto found = aggregates.geomean_speedup.find(baseline);
+  return found == aggregates.geomean_speedup.end() ? "-" : fixed(found->second, 2) + "x";
+}
+
+std::string memory_efficiency_text(const DeviceAggregates& aggregates) {
+  return aggregates.geomean_memory_efficiency > 0
+             ? fixed(aggregates.geomean_memory_efficiency, 2) + "x"
+             : "-";
+}
+
 bool scored(const KernelReport& kernel) {
   return !kernel.task_flagged && kernel.correct() && kernel.benchmark.measured &&
          !kernel.benchmark.impossible && kernel.benchmark.spot_check_failures == 0;
@@ -254,20 +272,12 @@ std::string report_markdown(const RunReport& report) {
          "geomean vs eager_fp32 | vs eager_tf32 | vs strongest | memory efficiency |\n"
          "|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const DeviceAggregates& agg : aggregate(report.kernels)) {
-    const auto speed = [&](const std::string& name) {
-      const auto found = agg.geomean_speedup.find(name);
-      return found == agg.geomean_speedup.end() ? std::string("-") : fixed(found->second, 2) + "x";
-    };
-    const auto share = [&](const std::string& p) {
-      const auto found = agg.fast_p.find(p);
-      return found == agg.fast_p.end() ? std::string("-") : fixed(100 * found->second, 0) + "%";
-    };
     out << "| " << agg.device << " | " << agg.kernels << " | " << agg.correct << " | "
-        << share("0") << " | " << share("1") << " | " << share("1.5") << " | " << share("2")
-        << " | " << speed("eager_fp32") << " | " << speed("eager_tf32") << " | "
-        << speed("strongest") << " | "
-        << (agg.geomean_memory_efficiency > 0 ? fixed(agg.geomean_memory_efficiency, 2) + "x"
-                                              : "-")
+        << fast_share(agg, "0") << " | " << fast_share(agg, "1") << " | "
+        << fast_share(agg, "1.5") << " | " << fast_share(agg, "2") << " | "
+        << geomean_speedup_text(agg, "eager_fp32") << " | "
+        << geomean_speedup_text(agg, "eager_tf32") << " | "
+        << geomean_speedup_text(agg, "strongest") << " | " << memory_efficiency_text(agg)
         << " |\n";
   }
   out << "\n## Kernels\n\n| kernel | device | verdict | cases passed/failed/skipped | median "
@@ -348,18 +358,11 @@ std::string report_html(const RunReport& report) {
          "<th>fast_0</th><th>fast_1</th><th>fast_1.5</th><th>fast_2</th><th>geomean speedup vs "
          "strongest</th><th>geomean memory efficiency</th></tr>\n";
   for (const DeviceAggregates& agg : aggregate(report.kernels)) {
-    const auto share = [&](const std::string& p) {
-      const auto found = agg.fast_p.find(p);
-      return found == agg.fast_p.end() ? std::string("-") : fixed(100 * found->second, 0) + "%";
-    };
-    const auto strongest = agg.geomean_speedup.find("strongest");
     out << "<tr><td>" << html_escape(agg.device) << "</td><td>" << agg.kernels << "</td><td>"
-        << agg.correct << "</td><td>" << share("0") << "</td><td>" << share("1") << "</td><td>"
-        << share("1.5") << "</td><td>" << share("2") << "</td><td>"
-        << (strongest == agg.geomean_speedup.end() ? "-" : fixed(strongest->second, 2) + "x")
-        << "</td><td>"
-        << (agg.geomean_memory_efficiency > 0 ? fixed(agg.geomean_memory_efficiency, 2) + "x" : "-")
-        << "</td></tr>\n";
+        << agg.correct << "</td><td>" << fast_share(agg, "0") << "</td><td>"
+        << fast_share(agg, "1") << "</td><td>" << fast_share(agg, "1.5") << "</td><td>"
+        << fast_share(agg, "2") << "</td><td>" << geomean_speedup_text(agg, "strongest")
+        << "</td><td>" << memory_efficiency_text(agg) << "</td></tr>\n";
   }
   out << "</table>\n";
 

@@ -19,14 +19,18 @@ std::string read(const std::string& path) {
   return text.str();
 }
 
-TEST(MainJob, RecordsACrashAndBenchmarksOnlyKernelsThatPassed) {
-  // No std::filesystem here: calls can bind to LibTorch's own copy, which crashes.
-  const std::string out = ::testing::TempDir() + "rkt_main_job";
+// Runs `rkt_adversaries run --kernel <kernel>` into a fresh folder; returns its exit status.
+// (No std::filesystem here: calls can bind to LibTorch's own copy, which crashes.)
+int run_main_job(const std::string& kernel, const std::string& out) {
   std::system(("rm -rf " + out).c_str());
-  const std::string command = std::string("CI=1 ") + RKT_ADVERSARIES_EXECUTABLE +
-                              " run --kernel cheat_segfaults --out " + out +
-                              " > /dev/null 2>&1";
-  EXPECT_NE(std::system(command.c_str()), 0) << "a run with a failing kernel must fail";
+  const std::string command = std::string("CI=1 ") + RKT_ADVERSARIES_EXECUTABLE + " run --kernel " +
+                              kernel + " --out " + out + " > /dev/null 2>&1";
+  return std::system(command.c_str());
+}
+
+TEST(MainJob, RecordsACrashAndBenchmarksOnlyKernelsThatPassed) {
+  const std::string out = ::testing::TempDir() + "rkt_main_job";
+  EXPECT_NE(run_main_job("cheat_segfaults", out), 0) << "a run with a failing kernel must fail";
   const std::string json = read(out + "/results.json");
   EXPECT_THAT(json, HasSubstr("\"schema\": \"rkt-results/1\""));
   EXPECT_THAT(json, HasSubstr("\"finished\": true"));
@@ -37,13 +41,8 @@ TEST(MainJob, RecordsACrashAndBenchmarksOnlyKernelsThatPassed) {
 }
 
 TEST(MainJob, BenchmarksAKernelThatPassesAgainstItsBaselines) {
-  // No std::filesystem here: calls can bind to LibTorch's own copy, which crashes.
   const std::string out = ::testing::TempDir() + "rkt_main_job2";
-  std::system(("rm -rf " + out).c_str());
-  const std::string command = std::string("CI=1 ") + RKT_ADVERSARIES_EXECUTABLE +
-                              " run --kernel waives_borrowed_gate --out " + out +
-                              " > /dev/null 2>&1";
-  EXPECT_EQ(std::system(command.c_str()), 0);
+  EXPECT_EQ(run_main_job("waives_borrowed_gate", out), 0);
   const std::string json = read(out + "/results.json");
   EXPECT_THAT(json, HasSubstr("\"measured\": true"));
   EXPECT_THAT(json, HasSubstr("\"name\": \"eager_fp32\", \"available\": true"));

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <random>
@@ -90,12 +91,17 @@ ChildResult run_child(const SupervisionOptions& options, const std::string& filt
   const std::string prefix = "RKT " + nonce + " ";
   std::string buffer;
   auto last_record = std::chrono::steady_clock::now();
+  bool seen_record = false;
   while (true) {
     pollfd poll_fd{pipe_fds[0], POLLIN, 0};
     const int ready = ::poll(&poll_fd, 1, 1000);
     if (ready == 0) {
+      // Before its first record a child is still loading (LibTorch takes seconds on a busy
+      // machine): the case timeout starts with the first case.
+      const int limit = seen_record ? options.case_timeout_seconds
+                                    : std::max(options.case_timeout_seconds, kChildStartupSeconds);
       const auto silent = std::chrono::steady_clock::now() - last_record;
-      if (silent > std::chrono::seconds(options.case_timeout_seconds)) {
+      if (silent > std::chrono::seconds(limit)) {
         result.timed_out = true;
         ::kill(-pid, SIGKILL);
         break;
@@ -112,6 +118,7 @@ ChildResult run_child(const SupervisionOptions& options, const std::string& filt
       buffer.erase(0, end + 1);
       if (line.compare(0, prefix.size(), prefix) != 0) continue;  // Not ours: ignored.
       last_record = std::chrono::steady_clock::now();
+      seen_record = true;
       std::istringstream fields(line.substr(prefix.size()));
       std::string kind;
       fields >> kind;

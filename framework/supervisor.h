@@ -14,6 +14,9 @@ struct CaseRecord {
   std::string message;
 };
 
+/// How long a child may take to start (load LibTorch, register its cases) before its first case.
+inline constexpr int kChildStartupSeconds = 120;  // [s]
+
 struct SupervisionOptions {
   std::string executable;                ///< A binary whose main() calls run_child_if_requested.
   std::string gtest_filter = "*";        ///< Which cases to run.

@@ -6,7 +6,6 @@
 #include <sstream>
 
 #include "framework/correctness_case.h"
-#include "framework/device_support.h"
 #include "framework/dim_resolution.h"
 #include "framework/seeding.h"
 #include "rkt/defaults.h"
@@ -82,9 +81,8 @@ Dims bounded_property_dims(const TaskSpec& task, Device device,
 }
 
 CaseOutcome run_property(const KernelSpec& kernel, const TaskSpec& task, PropertyKind kind) {
-  if (!device_available(kernel.device())) {
-    return {CaseStatus::skipped, kernel.full_id() + " needs " + to_string(kernel.device()) +
-                                     ": " + device_unavailable_reason(kernel.device())};
+  if (auto skipped = skip_if_device_missing(kernel)) return *skipped;
+
   }
   if (kind == PropertyKind::shapes && task.domains().empty()) {
     return {CaseStatus::skipped,

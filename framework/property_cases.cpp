@@ -82,8 +82,6 @@ Dims bounded_property_dims(const TaskSpec& task, Device device,
 
 CaseOutcome run_property(const KernelSpec& kernel, const TaskSpec& task, PropertyKind kind) {
   if (auto skipped = skip_if_device_missing(kernel)) return *skipped;
-
-  }
   if (kind == PropertyKind::shapes && task.domains().empty()) {
     return {CaseStatus::skipped,
             "task '" + task.id() + "' declares no dim domains, so shapes cannot vary"};

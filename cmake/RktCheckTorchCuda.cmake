@@ -1,5 +1,6 @@
 # Checks that LibTorch and the CUDA toolkit we compile with agree on the CUDA major version:
 # kernels built with one runtime and run beside LibTorch's other runtime fail in confusing ways.
+include("${CMAKE_CURRENT_LIST_DIR}/RktCudaVersionMatch.cmake")
 set(RKT_TORCH_CUDA_VERSION "")
 if(EXISTS "${TORCH_INSTALL_PREFIX}/version.py")  # The PyPI wheel.
   file(STRINGS "${TORCH_INSTALL_PREFIX}/version.py" rkt_line REGEX "^cuda")
@@ -17,16 +18,8 @@ if(RKT_WITH_CUDA)
     message(STATUS "RobustKernelTest: this LibTorch has no CUDA; CUDA kernels are not built")
     set(RKT_WITH_CUDA OFF)
   elseif(RKT_TORCH_CUDA_VERSION)
-    string(REGEX MATCH "^[0-9]+" rkt_torch_major "${RKT_TORCH_CUDA_VERSION}")
-    string(REGEX MATCH "^[0-9]+" rkt_nvcc_major "${CMAKE_CUDA_COMPILER_VERSION}")
-    if(NOT rkt_torch_major STREQUAL rkt_nvcc_major)
-      message(FATAL_ERROR
-        "RobustKernelTest: LibTorch at ${TORCH_INSTALL_PREFIX} was built for CUDA "
-        "${RKT_TORCH_CUDA_VERSION} but nvcc (${CMAKE_CUDA_COMPILER}) is CUDA "
-        "${CMAKE_CUDA_COMPILER_VERSION}. Their major versions must match: install a torch wheel "
-        "built for CUDA ${rkt_nvcc_major}, point CMAKE_CUDA_COMPILER at a CUDA "
-        "${rkt_torch_major} toolkit, or configure with -DRKT_ENABLE_CUDA=OFF.")
-    endif()
+    rkt_require_cuda_major_match("${RKT_TORCH_CUDA_VERSION}" "${CMAKE_CUDA_COMPILER_VERSION}"
+                                 "${TORCH_INSTALL_PREFIX}" "${CMAKE_CUDA_COMPILER}")
   else()
     message(WARNING "RobustKernelTest: could not tell which CUDA this LibTorch was built for; "
                     "make sure its major version matches nvcc's ${CMAKE_CUDA_COMPILER_VERSION}")

@@ -10,6 +10,13 @@ namespace {
 
 using Fields = std::map<std::string, std::string>;
 
+std::string number(double value) {
+  std::ostringstream text;
+  text.precision(17);
+  text << value;
+  return text.str();
+}
+
 void put_summary(Fields& fields, const std::string& prefix, const SampleSummary& summary) {
   fields[prefix + "count"] = std::to_string(summary.count);
   for (const auto& [name, value] :
@@ -19,18 +26,8 @@ void put_summary(Fields& fields, const std::string& prefix, const SampleSummary&
                                                    {"mean", summary.mean},
                                                    {"stddev", summary.stddev},
                                                    {"noise", summary.relative_noise}}) {
-    std::ostringstream text;
-    text.precision(17);
-    text << value;
-    fields[prefix + name] = text.str();
+    fields[prefix + name] = number(value);
   }
-}
-
-std::string number(double value) {
-  std::ostringstream text;
-  text.precision(17);
-  text << value;
-  return text.str();
 }
 
 double get_number(const Fields& fields, const std::string& key) {

@@ -137,7 +137,6 @@ int run_main_job(const MainJobOptions& options) {
     entry.kernel = kernel.kernel_id();
     entry.device = to_string(kernel.device());
     entry.precision = to_string(kernel.precision());
-    entry.description = kernel.description();
     for (const auto& [gate, reason] : kernel.waived_gates()) entry.waived_gates[to_string(gate)] = reason;
     entry.allowed_operators = kernel.allowed_operators();
     entry.task_flagged = task_verdicts[entry.task].flagged;

@@ -187,7 +187,11 @@ std::string results_json(const RunReport& report) {
       out << (first_waiver ? "" : ", ") << json_string(gate) << ": " << json_string(reason);
       first_waiver = false;
     }
-    out << "},\n     \"cases\": [";
+    out << "},\n     \"allowed_operators\": [";
+    for (std::size_t o = 0; o < kernel.allowed_operators.size(); ++o) {
+      out << (o ? ", " : "") << json_string(kernel.allowed_operators[o]);
+    }
+    out << "],\n     \"cases\": [";
     for (std::size_t c = 0; c < kernel.cases.cases.size(); ++c) {
       const CaseRecord& record = kernel.cases.cases[c];
       out << (c ? "," : "") << "\n       {\"name\": " << json_string(record.name)
@@ -306,6 +310,11 @@ std::string report_markdown(const RunReport& report) {
   for (const KernelReport& kernel : report.kernels) {
     for (const auto& [gate, reason] : kernel.waived_gates) {
       notes << "- " << kernel.full_id() << ": gate " << gate << " waived: " << reason << "\n";
+    }
+    if (!kernel.allowed_operators.empty()) {
+      notes << "- " << kernel.full_id() << " declares ATen operators:";
+      for (const std::string& name : kernel.allowed_operators) notes << " " << name;
+      notes << "\n";
     }
     for (const std::string& reason : kernel.flag_reasons) {
       notes << "- " << kernel.full_id() << ": task flagged, left out of the summary: " << reason

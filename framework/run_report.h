@@ -13,7 +13,7 @@ namespace rkt {
 
 /// One kernel's tests and benchmark.
 struct KernelReport {
-  std::string task, kernel, device, precision, description;
+  std::string task, kernel, device, precision;
   std::map<std::string, std::string> waived_gates;  ///< gate -> written reason
   std::vector<std::string> allowed_operators;
   SupervisedRun cases;

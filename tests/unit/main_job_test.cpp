@@ -49,6 +49,7 @@ TEST(MainJob, BenchmarksAKernelThatPassesAgainstItsBaselines) {
   EXPECT_THAT(json, HasSubstr("\"waived_gates\": {\"borrowed_computation\": \"wraps at::softmax"));
   EXPECT_THAT(json, HasSubstr("\"copy_bytes_per_second\""));
   EXPECT_THAT(read(out + "/report.md"), HasSubstr("gate borrowed_computation waived"));
+  EXPECT_THAT(json, HasSubstr("\"allowed_operators\": []"));
 }
 
 }  // namespace

@@ -103,7 +103,9 @@ const std::vector<std::string>& baseline_names() {
   return names;
 }
 
-Measurement time_kernel(const KernelSpec& kernel, const TaskSpec& task) {
+// Benchmarks run on the primary config of a task (TaskSpec::configured(0)).
+Measurement time_kernel(const KernelSpec& kernel, const TaskSpec& declared_task) {
+  const TaskSpec& task = declared_task.configured(0);
   KernelStreamScope stream_scope(kernel.device());
   auto sets = make_call_sets(kernel, prepare_input_sets(kernel, task), stream_scope.stream());
   return measure(kernel.device(), default_timing_options(kernel.device()),
@@ -111,8 +113,9 @@ Measurement time_kernel(const KernelSpec& kernel, const TaskSpec& task) {
                  [&](int i) { call_kernel(kernel, *sets[i % sets.size()]); });
 }
 
-Measurement time_baseline(const TaskSpec& task, Device device, const std::string& baseline,
-                          std::string& absent_reason) {
+Measurement time_baseline(const TaskSpec& declared_task, Device device,
+                          const std::string& baseline, std::string& absent_reason) {
+  const TaskSpec& task = declared_task.configured(0);
   absent_reason = baseline_absent_reason(baseline, device);
   if (!absent_reason.empty()) return {};
   // Any registered kernel of the task would do to prepare inputs; build a stand-in spec.
@@ -123,8 +126,9 @@ Measurement time_baseline(const TaskSpec& task, Device device, const std::string
   return time_reference(task, device, sets);
 }
 
-BenchmarkRecord benchmark_kernel(const KernelSpec& kernel, const TaskSpec& task,
+BenchmarkRecord benchmark_kernel(const KernelSpec& kernel, const TaskSpec& declared_task,
                                  const std::string& peaks_cache) {
+  const TaskSpec& task = declared_task.configured(0);
   BenchmarkRecord record;
   record.task = task.id();
   record.kernel = kernel.kernel_id();
@@ -132,6 +136,9 @@ BenchmarkRecord benchmark_kernel(const KernelSpec& kernel, const TaskSpec& task,
   record.precision = to_string(kernel.precision());
   const Dims& dims = task.test_dims(kernel.device());
   record.dims = format_dims(dims);
+  if (!task.config_axes().empty() || task.config_name() != "default") {
+    record.dims = task.config_name() + ": " + record.dims;
+  }
   if (auto skipped = skip_if_device_missing(kernel)) {
     record.problem = skipped->message;
     return record;

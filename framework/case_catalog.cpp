@@ -41,6 +41,42 @@ CaseOutcome run_hidden_case(const KernelSpec& kernel, const TaskSpec& task,
   return outcome;
 }
 
+// One distribution over every config of the task: a kernel must pass them all (robust-kbench's
+// rule). The first failure ends the case; configs whose reference is not finite are dropped.
+CaseOutcome run_distribution_over_configs(const KernelSpec& kernel, const TaskSpec& task,
+                                          const InputScaling& scaling) {
+  const std::size_t count = task.configs().size();
+  std::size_t dropped = 0;
+  std::string passed_messages;
+  for (std::size_t index = 0; index < count; ++index) {
+    const TaskSpec& configured = task.configured(index);
+    CaseInputs inputs;
+    inputs.dims = configured.test_dims(kernel.device());
+    inputs.scale = scaling.scale;
+    inputs.distribution = scaling.name;
+    // The seed depends on the task, config and distribution, not on the kernel: every kernel of
+    // a task sees the same inputs in one run.
+    inputs.seed = case_seed(task.id() + "/" + scaling.name +
+                            (index == 0 ? "" : "/" + configured.config_name()));
+    CaseOutcome outcome = run_correctness_case(kernel, configured, inputs);
+    if (count > 1) outcome.message = "config " + configured.config_name() + ": " + outcome.message;
+    if (outcome.status == CaseStatus::failed || outcome.status == CaseStatus::skipped) {
+      return outcome;
+    }
+    if (outcome.status == CaseStatus::dropped) ++dropped;
+    if (count == 1) return outcome;
+    passed_messages += "\n  " + outcome.message;
+  }
+  if (dropped == count) {
+    return {CaseStatus::dropped, "every config was dropped (reference not finite):" +
+                                     passed_messages};
+  }
+  return {CaseStatus::passed, std::to_string(count - dropped) + " of " + std::to_string(count) +
+                                  " configs passed" +
+                                  (dropped ? " (" + std::to_string(dropped) + " dropped)" : "") +
+                                  ":" + passed_messages};
+}
+
 }  // namespace
 
 const std::vector<std::string>& case_labels() {
@@ -50,17 +86,12 @@ const std::vector<std::string>& case_labels() {
 
 std::vector<KernelCase> cases_of(const KernelSpec& kernel, const TaskSpec& task) {
   std::vector<KernelCase> cases;
+  // Integrity gates and hidden cases run on the primary config.
+  const TaskSpec& primary = task.configured(0);
   for (const InputScaling& scaling : standard_scalings()) {
     cases.push_back({kernel.full_id(), "correctness_" + scaling.name, "correctness",
                      [&kernel, &task, scaling] {
-                       CaseInputs inputs;
-                       inputs.dims = task.test_dims(kernel.device());
-                       inputs.scale = scaling.scale;
-                       inputs.distribution = scaling.name;
-                       // The seed depends on the task and distribution, not on the kernel:
-                       // every kernel of a task sees the same inputs in one run.
-                       inputs.seed = case_seed(task.id() + "/" + scaling.name);
-                       return run_correctness_case(kernel, task, inputs);
+                       return run_distribution_over_configs(kernel, task, scaling);
                      }});
   }
   for (PropertyKind kind : all_property_kinds()) {
@@ -69,14 +100,16 @@ std::vector<KernelCase> cases_of(const KernelSpec& kernel, const TaskSpec& task)
   }
   for (IntegrityGate gate : all_integrity_gates()) {
     cases.push_back({kernel.full_id(), std::string("integrity_") + to_string(gate), "integrity",
-                     [&kernel, &task, gate] { return run_integrity_case(kernel, task, gate); }});
+                     [&kernel, &primary, gate] {
+                       return run_integrity_case(kernel, primary, gate);
+                     }});
   }
   const std::vector<HiddenCase>& suite = hidden_inputs().suite;
   for (std::size_t i = 0; i < suite.size(); ++i) {
     if (suite[i].kind == HiddenCase::Kind::dims && suite[i].task != task.id()) continue;
     cases.push_back({kernel.full_id(), "integrity_hidden_" + std::to_string(i + 1), "integrity",
-                     [&kernel, &task, hidden = suite[i], i] {
-                       return run_hidden_case(kernel, task, hidden, i + 1);
+                     [&kernel, &primary, hidden = suite[i], i] {
+                       return run_hidden_case(kernel, primary, hidden, i + 1);
                      }});
   }
   return cases;

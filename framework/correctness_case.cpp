@@ -48,7 +48,7 @@ PreparedCase prepare_case(const KernelSpec& kernel, const TaskSpec& task,
   prepared.host_inputs = generate_inputs(task, case_inputs.dims, case_inputs.seed);
   if (case_inputs.value_range) {
     for (std::size_t i = 0; i < prepared.host_inputs.size(); ++i) {
-      if (!task.inputs()[i].is_index() && prepared.host_inputs[i].is_floating_point()) {
+      if (task.inputs()[i].is_scaled() && prepared.host_inputs[i].is_floating_point()) {
         prepared.host_inputs[i].uniform_(case_inputs.value_range->first,
                                          case_inputs.value_range->second);
       }

@@ -37,6 +37,25 @@ at::Tensor draw(const InputSpec& input, const Dims& dims, at::Generator& generat
       drawn = at::empty(sizes, options).uniform_(-bound, bound, generator);
       break;
     }
+    case ValueDistribution::Kind::constant:
+      drawn = at::full(sizes, values.mean, options);
+      break;
+    case ValueDistribution::Kind::fan_in_uniform: {
+      const double bound = 1.0 / std::sqrt(product_of_dims(values.fan_in_dims, dims));
+      drawn = at::empty(sizes, options).uniform_(-bound, bound, generator);
+      break;
+    }
+    case ValueDistribution::Kind::xavier_normal: {
+      const double fans = static_cast<double>(product_of_dims(values.fan_in_dims, dims) +
+                                              product_of_dims(values.fan_out_dims, dims));
+      drawn = at::empty(sizes, options).normal_(0, std::sqrt(2.0 / fans), generator);
+      break;
+    }
+    case ValueDistribution::Kind::bernoulli:
+      return at::empty(sizes, options)
+          .bernoulli_(values.mean, generator)
+          .to(to_scalar_type(input.dtype))
+          .contiguous();
     case ValueDistribution::Kind::integers: {
       const std::int64_t high = values.high_dim.empty() ? static_cast<std::int64_t>(values.high)
                                                         : dims.at(values.high_dim);
@@ -47,13 +66,44 @@ at::Tensor draw(const InputSpec& input, const Dims& dims, at::Generator& generat
   return drawn.to(to_scalar_type(input.dtype)).contiguous();
 }
 
+// The shapes of a backward task's forward outputs at the drawn forward inputs: from meta copies
+// (no data touched), or, for operators without a meta kernel, from a run on the inputs themselves.
+std::vector<std::vector<std::int64_t>> forward_output_shapes(
+    const TaskSpec& task, const std::vector<at::Tensor>& forward_inputs) {
+  std::vector<at::Tensor> outputs;
+  try {
+    std::vector<at::Tensor> meta;
+    for (const at::Tensor& input : forward_inputs) {
+      meta.push_back(at::empty(input.sizes(), input.options().device(at::kMeta)));
+    }
+    outputs = task.forward_reference()(meta);
+  } catch (const std::exception&) {
+    outputs = task.forward_reference()(forward_inputs);
+  }
+  std::vector<std::vector<std::int64_t>> shapes;
+  for (const at::Tensor& output : outputs) shapes.emplace_back(output.sizes().vec());
+  return shapes;
+}
+
 }  // namespace
 
 std::vector<at::Tensor> generate_inputs(const TaskSpec& task, const Dims& dims,
                                         std::uint64_t seed) {
   at::Generator generator = at::make_generator<at::CPUGeneratorImpl>(seed);
   std::vector<at::Tensor> inputs;
-  for (const InputSpec& input : task.inputs()) inputs.push_back(draw(input, dims, generator));
+  std::vector<std::vector<std::int64_t>> output_shapes;
+  for (const InputSpec& input : task.inputs()) {
+    if (input.like_output < 0) {
+      inputs.push_back(draw(input, dims, generator));
+      continue;
+    }
+    if (output_shapes.empty()) output_shapes = forward_output_shapes(task, inputs);
+    const auto& shape = output_shapes.at(static_cast<std::size_t>(input.like_output));
+    inputs.push_back(at::empty(shape, at::TensorOptions().dtype(at::kFloat))
+                         .normal_(input.values.mean, input.values.stddev, generator)
+                         .to(to_scalar_type(input.dtype))
+                         .contiguous());
+  }
   return inputs;
 }
 
@@ -72,6 +122,11 @@ std::string ValueDistribution::describe() const {
     case Kind::kaiming_uniform: return "kaiming_uniform(fan_in=" + fan_in_dims + ")";
     case Kind::xavier_uniform:
       return "xavier_uniform(fan_in=" + fan_in_dims + ", fan_out=" + fan_out_dims + ")";
+    case Kind::constant: return "constant(" + short_number(mean) + ")";
+    case Kind::fan_in_uniform: return "fan_in_uniform(fan_in=" + fan_in_dims + ")";
+    case Kind::xavier_normal:
+      return "xavier_normal(fan_in=" + fan_in_dims + ", fan_out=" + fan_out_dims + ")";
+    case Kind::bernoulli: return "bernoulli(" + short_number(mean) + ")";
     case Kind::integers:
       return "integers[" + std::to_string(static_cast<long long>(low)) + ", " +
              (high_dim.empty() ? std::to_string(static_cast<long long>(high)) : high_dim) + ")";

@@ -13,7 +13,7 @@ const std::vector<InputScaling>& standard_scalings() {
 void scale_floating_inputs(const TaskSpec& task, std::vector<at::Tensor>& inputs, double scale) {
   if (scale == 1.0) return;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    if (!task.inputs()[i].is_index() && inputs[i].is_floating_point()) inputs[i].mul_(scale);
+    if (task.inputs()[i].is_scaled() && inputs[i].is_floating_point()) inputs[i].mul_(scale);
   }
 }
 

@@ -87,25 +87,31 @@ CaseOutcome run_property(const KernelSpec& kernel, const TaskSpec& task, Propert
             "task '" + task.id() + "' declares no dim domains, so shapes cannot vary"};
   }
   int dropped = 0;
+  const std::size_t config_count = task.configs().size();
   const auto property = [&] {
+    // Tasks with several configs: each trial runs under one of them, drawn like the dims.
+    const TaskSpec& trial_task =
+        config_count == 1
+            ? task.configured(0)
+            : task.configured(*rc::gen::inRange<std::size_t>(0, config_count).as("config"));
     CaseInputs inputs;
     inputs.seed = *rc::gen::inRange<std::uint64_t>(0, 1u << 31).as("input seed");
     if (kind == PropertyKind::shapes) {
       inputs.distribution = "property shapes";
       inputs.dims = bounded_property_dims(
-          task, kernel.device(), [](const std::string& name, std::int64_t min, std::int64_t max) {
+          trial_task, kernel.device(), [](const std::string& name, std::int64_t min, std::int64_t max) {
             return *rc::gen::inRange<std::int64_t>(min, max + 1).as("dim " + name);
           });
     } else {
       inputs.distribution = "property scale";
-      inputs.dims = task.test_dims(kernel.device());
+      inputs.dims = trial_task.test_dims(kernel.device());
       const int milli_decades = *rc::gen::inRange(-1000 * defaults::kPropertyScaleDecades,
                                                   1000 * defaults::kPropertyScaleDecades + 1)
                                      .as("log10(|scale|) x 1000");
       const bool negative = *rc::gen::arbitrary<bool>().as("negative scale");
       inputs.scale = (negative ? -1.0 : 1.0) * std::pow(10.0, milli_decades / 1000.0);
     }
-    const CaseOutcome outcome = run_correctness_case(kernel, task, inputs);
+    const CaseOutcome outcome = run_correctness_case(kernel, trial_task, inputs);
     if (outcome.status == CaseStatus::dropped) {
       ++dropped;
       RC_DISCARD(outcome.message);

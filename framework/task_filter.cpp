@@ -130,15 +130,21 @@ void judge(const TaskSpec& task, TaskVerdict& verdict) {
       data_varied.push_back(reference_of(task, mixed_inputs(task, seed, seeds[0])));
       weights_varied.push_back(reference_of(task, mixed_inputs(task, seeds[0], seed)));
     }
+    // A task is degenerate when the data (or the weights) move none of its outputs. One output
+    // alone may rightly ignore the weights: a linear layer's weight gradient is grad_y^T x.
+    bool data_moves_some = false, weights_move_some = false;
     for (std::size_t o = 0; o < runs[0].size(); ++o) {
-      if (all_below(spread_across(data_varied, o), threshold)) {
-        flag("input_impact: with the weights fixed, varying the data moves no element of " +
-             output_label(task, o) + " by " + std::to_string(threshold));
-      }
-      if (all_below(spread_across(weights_varied, o), threshold)) {
-        flag("weight_impact: with the data fixed, varying the weights moves no element of " +
-             output_label(task, o) + " by " + std::to_string(threshold));
-      }
+      data_moves_some = data_moves_some || !all_below(spread_across(data_varied, o), threshold);
+      weights_move_some =
+          weights_move_some || !all_below(spread_across(weights_varied, o), threshold);
+    }
+    if (!data_moves_some) {
+      flag("input_impact: with the weights fixed, varying the data moves no output element by " +
+           std::to_string(threshold));
+    }
+    if (!weights_move_some) {
+      flag("weight_impact: with the data fixed, varying the weights moves no output element by " +
+           std::to_string(threshold));
     }
   }  // Without weights, input_impact is output_std above.
 
@@ -170,12 +176,28 @@ TaskVerdict judge_task(const TaskSpec& task) {
   TaskVerdict verdict;
   verdict.task = task.id();
   const auto start = std::chrono::steady_clock::now();
-  try {
-    judge(task, verdict);
-  } catch (const std::exception& error) {
-    verdict.flagged = true;
-    verdict.reasons.push_back("the reference could not be evaluated: " + describe_exception(error));
+  // Each config is judged alone. A kernel must pass every config, so a shortcut only works when
+  // it works on all of them: the task is flagged when every config is; findings on some configs
+  // only are kept as notes.
+  const std::size_t count = task.configs().size();
+  std::size_t flagged_configs = 0;
+  std::vector<std::string> findings;
+  for (std::size_t index = 0; index < count; ++index) {
+    TaskVerdict config_verdict;
+    const std::string prefix =
+        count == 1 ? "" : "config " + task.configured(index).config_name() + ": ";
+    try {
+      judge(task.configured(index), config_verdict);
+    } catch (const std::exception& error) {
+      config_verdict.flagged = true;
+      config_verdict.reasons.push_back("the reference could not be evaluated: " +
+                                       describe_exception(error));
+    }
+    if (config_verdict.flagged) ++flagged_configs;
+    for (const std::string& reason : config_verdict.reasons) findings.push_back(prefix + reason);
   }
+  verdict.flagged = flagged_configs == count;
+  (verdict.flagged ? verdict.reasons : verdict.notes) = findings;
   verdict.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return verdict;
 }
@@ -189,6 +211,10 @@ std::string task_verdicts_json(const std::vector<TaskVerdict>& verdicts, double 
         << ",\"flagged\":" << (verdict.flagged ? "true" : "false") << ",\"reasons\":[";
     for (std::size_t r = 0; r < verdict.reasons.size(); ++r) {
       out << (r ? "," : "") << json_string(verdict.reasons[r]);
+    }
+    out << "],\"notes\":[";
+    for (std::size_t n = 0; n < verdict.notes.size(); ++n) {
+      out << (n ? "," : "") << json_string(verdict.notes[n]);
     }
     out << "],\"seconds\":" << verdict.seconds << "}";
   }

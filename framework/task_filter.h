@@ -21,7 +21,10 @@ inline constexpr double kFilterThreshold = 0.01;  // [x output scale]
 struct TaskVerdict {
   std::string task;
   bool flagged = false;
-  std::vector<std::string> reasons;  ///< One sentence per rule that fired.
+  std::vector<std::string> reasons;  ///< One sentence per rule that fired (when flagged).
+  /// Rules that fired on some configs but not all (a kernel must pass every config, so no
+  /// shortcut works on the task): shown, but the task is not flagged.
+  std::vector<std::string> notes;
   double seconds = 0;                // [s] wall time of the judgement
 };
 
@@ -29,16 +32,19 @@ struct TaskVerdict {
 ///   output_range   every output element lies in (-0.01, 0.01) for every seed;
 ///   output_std     the per-element std across seeds is under 0.01 everywhere;
 ///   output_axis    along some axis the output's std is under 0.01 everywhere, for every seed;
-///   input_impact   with the weights fixed, varying the data moves no output element by 0.01;
-///   weight_impact  with the data fixed, varying the weights moves none (tasks with weights);
+///   input_impact   with the weights fixed, varying the data moves no element of any output by
+///                  0.01;
+///   weight_impact  with the data fixed, varying the weights moves none (tasks with weights; one
+///                  output alone may ignore the weights, as a linear layer's weight gradient does);
 ///   trivial kernel one of: all zeros, a constant (the mean of another seed's output), an input
 ///                  returned unchanged (where shapes match), the reference computed in bf16, noise
 ///                  with another seed's output mean and std, passes fp32 correctness on any of
 ///                  the four distributions.
+/// Tasks with several configs are judged per config and flagged when every config is.
 /// Never throws: a reference that fails to run flags the task with the error.
 TaskVerdict judge_task(const TaskSpec& task);
 
-/// {"tasks":[{"id","flagged","reasons":[...],"seconds"}], "seconds"}
+/// {"tasks":[{"id","flagged","reasons":[...],"notes":[...],"seconds"}], "seconds"}
 std::string task_verdicts_json(const std::vector<TaskVerdict>& verdicts, double seconds);
 
 }  // namespace rkt

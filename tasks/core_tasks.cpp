@@ -148,3 +148,23 @@ RKT_TASK(cross_entropy)
     })
     .bytes([](const Dims& s) { return d(s, "B") * d(s, "C") * kFloatBytes + d(s, "B") * 8 + 4; })
     .flops([](const Dims& s) { return 4 * d(s, "B") * d(s, "C"); });
+
+// A random operator. The reference must be deterministic, so the randomness is an input: the
+// framework draws the keep mask from the case seed (like any input), and the kernel and the
+// reference both apply it. A kernel that draws its own mask, or ignores the mask, fails
+// correctness (tests/unit/dropout_test.cpp). Masks are never scaled or negated.
+constexpr double kDropoutKeep = 0.9;  // [probability] of keeping an element
+RKT_TASK(dropout)
+    .describe("y = x * keep / 0.9, keep a given Bernoulli(0.9) mask (inverted dropout, p = 0.1)")
+    .input("x", {"B", "N"}, values::normal())
+    .input("keep", {"B", "N"}, values::bernoulli(kDropoutKeep), rkt::DType::int32)
+    .outputs({"y"})
+    .default_dims({{"B", 8192}, {"N", 8192}})
+    .small_dims({{"B", 37}, {"N", 300}})
+    .domain("B", 1, 16384)
+    .domain("N", 1, 16384)
+    .reference([](const std::vector<at::Tensor>& in) {
+      return std::vector{in[0] * in[1].to(in[0].scalar_type()) / kDropoutKeep};
+    })
+    .bytes([](const Dims& s) { return 3 * d(s, "B") * d(s, "N") * kFloatBytes; })
+    .flops([](const Dims& s) { return 2 * d(s, "B") * d(s, "N"); });

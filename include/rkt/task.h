@@ -6,7 +6,9 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rkt/precision.h"
@@ -27,8 +29,34 @@ struct InputSpec {
   ValueDistribution values;
   /// A learned parameter (weight, bias) rather than data: the task filter varies the two apart.
   bool is_weight = false;
-  /// Index data (class labels, positions): never scaled or negated by a distribution.
-  bool is_index() const { return values.kind == ValueDistribution::Kind::integers; }
+  /// A model buffer (BatchNorm's running statistics): a weight that distributions never scale
+  /// or negate, since a negative running variance is not a valid input.
+  bool is_buffer = false;
+  /// Backward tasks: this input is the gradient of forward output `like_output` and takes its
+  /// shape (-1: an ordinary input with symbolic dims).
+  int like_output = -1;
+  /// Index or mask data (class labels, keep masks): never scaled or negated by a distribution.
+  bool is_index() const {
+    return values.kind == ValueDistribution::Kind::integers ||
+           values.kind == ValueDistribution::Kind::bernoulli;
+  }
+  /// Whether the test distributions (x3, x0.01, negated, ...) scale this input.
+  bool is_scaled() const { return !is_index() && !is_buffer; }
+};
+
+/// One value of a config axis: a name, the dims it sets and the inputs it draws differently.
+/// E.g. {"xavier", {}, {{"w", values::xavier_normal("K", "N")}}} or {"4096", {{"N", 4096}}, {}}.
+struct ConfigChoice {
+  std::string name;
+  Dims dims;
+  std::map<std::string, ValueDistribution> values;
+};
+
+/// A setting a task is run under: one choice from each of its config axes.
+struct TaskConfig {
+  std::string name;  ///< "batch=64,init=kaiming"; "default" when the task has no axes.
+  Dims dims;         ///< Dims set by the choices (on top of the task's default dims).
+  std::map<std::string, ValueDistribution> values;
 };
 
 /// The range a property test may draw a dim from.
@@ -60,6 +88,8 @@ class TaskSpec {
   /// Adds a learned parameter (weight, bias): an input like the others, passed in the same order,
   /// that the task filter varies separately from the data.
   TaskSpec& weight(std::string name, std::vector<std::string> dims, ValueDistribution values);
+  /// Adds a model buffer (running statistics): a weight that distributions do not scale.
+  TaskSpec& buffer(std::string name, std::vector<std::string> dims, ValueDistribution values);
   /// Names the outputs, in order. Their shapes and dtypes come from the reference.
   TaskSpec& outputs(std::vector<std::string> names);
   /// The benchmark size (also the size CUDA kernels are tested at).
@@ -69,6 +99,11 @@ class TaskSpec {
   /// The range property tests draw `dim` from. Dims without a domain stay at the test size.
   TaskSpec& domain(const std::string& dim, std::int64_t min, std::int64_t max);
   TaskSpec& reference(ReferenceFunction function);
+  /// Adds a config axis. A task's configs are the cartesian product of its axes, in declaration
+  /// order (robust-kbench's init x input x shared settings); a kernel must pass every config.
+  /// The first config (the first choice of each axis) is the primary one: integrity gates and
+  /// benchmarks run on it. On the CPU each config's dims are capped by small_dims.
+  TaskSpec& config_axis(std::string axis, std::vector<ConfigChoice> choices);
   /// Widens the tolerance of `precision` for this task; `reason` is mandatory and reported.
   TaskSpec& widen_tolerance(Precision precision, Tolerance tolerance, std::string reason);
   TaskSpec& bytes(CostFunction minimal_bytes);  // [bytes]
@@ -96,6 +131,22 @@ class TaskSpec {
   const Dims& test_dims(Device device) const {
     return device == Device::cuda ? default_dims_ : small_dims_;
   }
+  /// Every config, the primary one first; one config named "default" when there are no axes.
+  std::vector<TaskConfig> configs() const;
+  /// This task under config `index` of configs(): its dims and input laws set by the config,
+  /// with no axes of its own. Config 0 of a task without axes is the task itself.
+  const TaskSpec& configured(std::size_t index) const;
+  /// The config this task was made for by configured(), or "default".
+  const std::string& config_name() const { return config_name_; }
+  const std::vector<std::pair<std::string, std::vector<ConfigChoice>>>& config_axes() const {
+    return config_axes_;
+  }
+
+  /// For backward tasks: the id of the forward task and its reference; empty otherwise.
+  const std::string& forward_task_id() const { return forward_task_id_; }
+  const ReferenceFunction& forward_reference() const { return forward_reference_; }
+  std::size_t num_forward_inputs() const { return num_forward_inputs_; }
+
   const std::string& file() const { return file_; }
   int line() const { return line_; }
 
@@ -115,12 +166,31 @@ class TaskSpec {
   CostFunction bytes_;
   CostFunction flops_;
   CostFunction output_scale_;
+  std::vector<std::pair<std::string, std::vector<ConfigChoice>>> config_axes_;
+  std::string config_name_ = "default";
+  mutable std::vector<std::shared_ptr<const TaskSpec>> configured_;  // built on first use
+  std::string forward_task_id_;
+  ReferenceFunction forward_reference_;
+  std::size_t num_forward_inputs_ = 0;
+  std::string definition_error_;  ///< Reported by validate(), e.g. an unknown forward task.
   std::string file_;
   int line_ = 0;
+
+  friend TaskSpec& register_backward_task(const std::string&, const std::string&, const char*,
+                                          int);
 };
 
 /// Adds a task to the global registry.
 TaskSpec& register_task(const std::string& id, const char* file, int line);
+
+/// Adds the backward task of the registered task `forward_id` (declared earlier in the same
+/// file): its inputs are the forward inputs followed by one gradient per forward output
+/// ("grad_<output>", drawn N(0, 1) in the output's shape); its outputs are the gradients of every
+/// floating input ("grad_<input>"); its reference is LibTorch autograd through the forward
+/// reference. Dims, domains, configs and widened tolerances are the forward task's; the setters
+/// may change them afterwards.
+TaskSpec& register_backward_task(const std::string& id, const std::string& forward_id,
+                                 const char* file, int line);
 
 /// The task with `id`, or nullptr.
 const TaskSpec* find_task(const std::string& id);
@@ -134,6 +204,12 @@ std::vector<const TaskSpec*> registered_tasks();
 #define RKT_TASK(task_id)                                                                   \
   [[maybe_unused]] static ::rkt::TaskSpec& RKT_CONCAT(rkt_task_registration_, __COUNTER__) = \
       ::rkt::register_task(#task_id, __FILE__, __LINE__)
+
+/// Declares the backward task of a forward task declared earlier in the same file:
+/// RKT_BACKWARD_TASK(rkb_layernorm_backward, rkb_layernorm);
+#define RKT_BACKWARD_TASK(task_id, forward_task_id)                                          \
+  [[maybe_unused]] static ::rkt::TaskSpec& RKT_CONCAT(rkt_task_registration_, __COUNTER__) = \
+      ::rkt::register_backward_task(#task_id, #forward_task_id, __FILE__, __LINE__)
 
 #ifndef RKT_CONCAT
 #define RKT_CONCAT_INNER(a, b) a##b

@@ -14,6 +14,10 @@ struct ValueDistribution {
     kaiming_uniform,  ///< U[-b, b], b = sqrt(6 / fan_in)  (He et al., gain sqrt(2))
     xavier_uniform,   ///< U[-b, b], b = sqrt(6 / (fan_in + fan_out))
     integers,         ///< integers in [low, value of dim `high_dim` or high): index data
+    constant,         ///< every element equals `mean` (e.g. BatchNorm's ones and zeros)
+    fan_in_uniform,   ///< U[-b, b], b = 1 / sqrt(fan_in): PyTorch's default Linear/Conv init
+    xavier_normal,    ///< N(0, s), s = sqrt(2 / (fan_in + fan_out))  (xavier_normal_, gain 1)
+    bernoulli,        ///< 1 with probability `mean`, else 0: a mask, never scaled or negated
   };
   Kind kind = Kind::normal;
   double mean = 0, stddev = 1;  // normal
@@ -53,6 +57,36 @@ inline ValueDistribution xavier_uniform(std::string fan_in_dims, std::string fan
   d.kind = ValueDistribution::Kind::xavier_uniform;
   d.fan_in_dims = std::move(fan_in_dims);
   d.fan_out_dims = std::move(fan_out_dims);
+  return d;
+}
+/// Every element equal to `value`.
+inline ValueDistribution constant(double value) {
+  ValueDistribution d;
+  d.kind = ValueDistribution::Kind::constant;
+  d.mean = value;
+  d.stddev = 0;
+  return d;
+}
+/// PyTorch's default weight and bias init of nn.Linear and nn.Conv2d (kaiming_uniform_ with
+/// a = sqrt(5)): U[-1/sqrt(fan_in), 1/sqrt(fan_in)].
+inline ValueDistribution fan_in_uniform(std::string fan_in_dims) {
+  ValueDistribution d;
+  d.kind = ValueDistribution::Kind::fan_in_uniform;
+  d.fan_in_dims = std::move(fan_in_dims);
+  return d;
+}
+inline ValueDistribution xavier_normal(std::string fan_in_dims, std::string fan_out_dims) {
+  ValueDistribution d;
+  d.kind = ValueDistribution::Kind::xavier_normal;
+  d.fan_in_dims = std::move(fan_in_dims);
+  d.fan_out_dims = std::move(fan_out_dims);
+  return d;
+}
+/// A keep mask: 1 with probability `keep_probability`, else 0 (int32).
+inline ValueDistribution bernoulli(double keep_probability) {
+  ValueDistribution d;
+  d.kind = ValueDistribution::Kind::bernoulli;
+  d.mean = keep_probability;
   return d;
 }
 /// Class indices in [0, size of `high_dim`).

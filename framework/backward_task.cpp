@@ -64,11 +64,18 @@ TaskSpec& register_backward_task(const std::string& id, const std::string& forwa
                              "forward task, in the same file)";
     return task;
   }
+  task = backward_task_of(*forward, id, file, line);
+  return task;
+}
+
+TaskSpec backward_task_of(const TaskSpec& forward_task, const std::string& id,
+                          const std::string& file, int line) {
+  const TaskSpec* forward = &forward_task;
+  const std::string& forward_id = forward->id();
+  TaskSpec task = *forward;
   if (!forward->forward_task_id().empty()) {
     task.definition_error_ = "its forward task '" + forward_id + "' is itself a backward task";
-    return task;
   }
-  task = *forward;
   task.id_ = id;
   task.file_ = file;
   task.line_ = line;

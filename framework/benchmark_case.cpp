@@ -2,9 +2,12 @@
 
 #include <ATen/ATen.h>
 
+#include <functional>
+#include <memory>
 #include <random>
 #include <sstream>
 
+#include "framework/compiled_baseline.h"
 #include "framework/correctness_case.h"
 #include "framework/device_memory.h"
 #include "framework/device_peaks.h"
@@ -79,21 +82,46 @@ class BaselinePrecision {
   }
 };
 
-std::string baseline_absent_reason(const std::string& baseline, Device device) {
+using ReferenceRunner = std::function<std::vector<at::Tensor>(const std::vector<at::Tensor>&)>;
+
+// How a baseline computes the task's outputs, or "" runner with `absent_reason` set. The compiled
+// baseline is checked against the C++ reference (in float64, fp32 tolerance) on the first input
+// set before it is timed: a Python twin that computes something else is not a baseline.
+ReferenceRunner baseline_runner(const TaskSpec& task, Device device, const std::string& baseline,
+                                const std::vector<PreparedCase>& sets,
+                                std::string& absent_reason) {
   if (baseline == "eager_tf32" && device == Device::cpu) {
-    return "TF32 is a CUDA setting: on the CPU this baseline is eager_fp32";
+    absent_reason = "TF32 is a CUDA setting: on the CPU this baseline is eager_fp32";
+    return {};
   }
-  if (baseline == "compiled") {
-    return "AOTInductor packages are not built yet: no task has a Python twin of its reference";
+  if (baseline != "compiled") return task.reference();
+  std::shared_ptr<CompiledReference> compiled = load_compiled_reference(task, device, absent_reason);
+  if (!compiled) return {};
+  const ReferenceRunner runner = [compiled](const std::vector<at::Tensor>& inputs) {
+    return compiled->run(inputs);
+  };
+  const KernelSpec twin(task.id(), "compiled_baseline", {}, device, "", 0);
+  std::vector<at::Tensor> outputs;
+  try {
+    outputs = runner(sets.at(0).device_inputs);
+  } catch (const std::exception& error) {
+    absent_reason = "the compiled package threw: " + describe_exception(error);
+    return {};
   }
-  return "";
+  const CaseOutcome check = judge_outputs(twin, task, "compiled baseline (Python twin)",
+                                          sets[0].host_inputs, sets[0].signatures, outputs);
+  if (check.status != CaseStatus::passed) {
+    absent_reason = "the Python twin disagrees with the C++ reference: " + check.message;
+    return {};
+  }
+  return runner;
 }
 
-Measurement time_reference(const TaskSpec& task, Device device,
+Measurement time_reference(const ReferenceRunner& runner, Device device,
                            const std::vector<PreparedCase>& sets) {
   return measure(device, default_timing_options(device),
                  [&](int) { flush_caches(device); },
-                 [&](int i) { task.reference()(sets[i % sets.size()].device_inputs); });
+                 [&](int i) { runner(sets[i % sets.size()].device_inputs); });
 }
 
 }  // namespace
@@ -116,14 +144,14 @@ Measurement time_kernel(const KernelSpec& kernel, const TaskSpec& declared_task)
 Measurement time_baseline(const TaskSpec& declared_task, Device device,
                           const std::string& baseline, std::string& absent_reason) {
   const TaskSpec& task = declared_task.configured(0);
-  absent_reason = baseline_absent_reason(baseline, device);
-  if (!absent_reason.empty()) return {};
   // Any registered kernel of the task would do to prepare inputs; build a stand-in spec.
   KernelSpec stand_in(task.id(), "baseline", {}, device, "", 0);
   const std::vector<PreparedCase> sets = prepare_input_sets(stand_in, task);
   KernelStreamScope stream_scope(device);
   BaselinePrecision precision(baseline);
-  return time_reference(task, device, sets);
+  const ReferenceRunner runner = baseline_runner(task, device, baseline, sets, absent_reason);
+  if (!runner) return {};
+  return time_reference(runner, device, sets);
 }
 
 BenchmarkRecord benchmark_kernel(const KernelSpec& kernel, const TaskSpec& declared_task,
@@ -213,14 +241,15 @@ BenchmarkRecord benchmark_kernel(const KernelSpec& kernel, const TaskSpec& decla
     for (const std::string& name : baseline_names()) {
       BaselineResult baseline;
       baseline.name = name;
-      baseline.absent_reason = baseline_absent_reason(name, kernel.device());
-      if (baseline.absent_reason.empty()) {
-        BaselinePrecision precision(name);
-        const Measurement measured = time_reference(task, kernel.device(), baseline_sets);
+      BaselinePrecision precision(name);
+      const ReferenceRunner runner =
+          baseline_runner(task, kernel.device(), name, baseline_sets, baseline.absent_reason);
+      if (runner) {
+        const Measurement measured = time_reference(runner, kernel.device(), baseline_sets);
         baseline.available = true;
         baseline.time = measured.summary;
         baseline.peak_memory_bytes = peak_bytes_added(kernel.device(), [&] {
-          task.reference()(baseline_sets[0].device_inputs);
+          runner(baseline_sets[0].device_inputs);
         });
         baseline.speedup = bootstrap_median_ratio(measured.samples, kernel_time.samples,
                                                   defaults::kBootstrapResamples,

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/compiled_baseline.h"
 #include "framework/google_benchmark_entries.h"
 #include "framework/gtest_expansion.h"
 #include "framework/hidden_inputs.h"
@@ -42,6 +43,8 @@ Usage:
   rkt filter [--json]               judges every task: flagged when its outputs barely depend
                                     on its inputs or a trivial kernel passes it
   rkt catalog                       the task catalog in Markdown (docs/tasks.md)
+  rkt aoti-spec [--device cpu|cuda] what tools/aoti/build_packages.py builds for the compiled
+                                    baseline: each task's package path and input shapes (JSON)
   rkt bench [--benchmark_* flags]   Google Benchmark entries for every kernel and baseline
                                     (e.g. --benchmark_filter=softmax --benchmark_out=b.json
                                     --benchmark_out_format=json, for compare.py)
@@ -56,6 +59,7 @@ Environment:
   RKT_SECRET_SEED=N  mixed into every seed; read once and removed from the environment
   RKT_HIDDEN_SUITE=FILE  extra hidden cases (docs/threat_model.md); reports never show them
   RKT_HIDDEN_VERBOSE=1   show hidden cases' details in failure messages
+  RKT_AOTI_CACHE=DIR     where compiled-baseline packages live (default ~/.cache/rkt/aoti)
 Benchmarks: samples until the median's relative noise is under %NOISE%%, at least %MIN_SAMPLES%
   samples, within %CUDA_BUDGET% ms of timed work on a GPU (%CPU_BUDGET% ms on the CPU); caches flushed and
   %INPUT_SETS% input sets rotated between samples; speedups with %CONFIDENCE%% bootstrap intervals.
@@ -122,6 +126,7 @@ struct ParsedOptions {
   std::string kernel;
   std::string filter;
   std::string out;
+  std::string device = "cuda";
   int timeout = 0;
 };
 
@@ -149,6 +154,13 @@ bool parse_options(const std::vector<std::string>& args, const std::vector<std::
     if (arg == "--kernel") options.kernel = value;
     if (arg == "--filter") options.filter = value;
     if (arg == "--out") options.out = value;
+    if (arg == "--device") {
+      if (value != "cpu" && value != "cuda") {
+        error = "--device takes 'cpu' or 'cuda', not '" + value + "'";
+        return false;
+      }
+      options.device = value;
+    }
     if (arg == "--timeout") {
       try {
         options.timeout = std::stoi(value);
@@ -249,11 +261,19 @@ int run_command_line(int argc, char** argv) {
       for (const TaskVerdict& verdict : verdicts) {
         std::cout << (verdict.flagged ? "FLAGGED " : "ok      ") << verdict.task << "\n";
         for (const std::string& reason : verdict.reasons) std::cout << "        " << reason << "\n";
+        for (const std::string& note : verdict.notes) {
+          std::cout << "        note (not every config): " << note << "\n";
+        }
         flagged += verdict.flagged;
       }
       std::cout << verdicts.size() << " tasks, " << flagged << " flagged, in " << seconds
                 << " s\n";
     }
+    return 0;
+  }
+  if (command == "aoti-spec") {
+    if (!parse_options(args, {"--device"}, options, error)) return usage_error(error);
+    print_compiled_spec(std::cout, options.device == "cpu" ? Device::cpu : Device::cuda);
     return 0;
   }
   if (command == "bench") {

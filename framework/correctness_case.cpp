@@ -90,9 +90,11 @@ CaseOutcome judge_outputs(const KernelSpec& kernel, const TaskSpec& task, const 
   const Tolerance tolerance = task.tolerance(kernel.precision());
   std::ostringstream failures;
   std::ostringstream summary;
+  const double scale_floor = numerically_zero_floor(reference);
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const OutputCheck check = check_output(outputs[i], reference[i], signatures[i].dtype,
-                                           to_torch_device(kernel.device()), tolerance);
+                                           to_torch_device(kernel.device()), tolerance,
+                                           scale_floor);
     const std::string& name = task.output_names()[i];
     if (!check.passed) failures << " output '" << name << "': " << check.message << ".";
     summary << " output '" << name << "': max |out-ref| " << check.max_abs_error

@@ -4,6 +4,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <string>
+#include <vector>
 
 #include "rkt/precision.h"
 
@@ -30,10 +31,16 @@ struct OutputCheck {
 
 /// Checks `output` (any device, the kernel's dtype) against `reference` (float64): shape, dtype,
 /// device, no NaN/Inf where the reference is finite, allclose, and the relative error norm.
-/// `expected_dtype` is the dtype the task's reference produces in float32.
+/// `expected_dtype` is the dtype the task's reference produces in float32. `scale_floor` is the
+/// least scale atol and the error norm are measured in (see numerically_zero_floor).
 OutputCheck check_output(const at::Tensor& output, const at::Tensor& reference,
                          c10::ScalarType expected_dtype, const c10::Device& expected_device,
-                         const Tolerance& tolerance);
+                         const Tolerance& tolerance, double scale_floor = 0);
+
+/// The scale floor for the outputs of one case: kNumericallyZeroFraction of the largest output
+/// RMS. An output below it (e.g. a LayerNorm weight gradient over one element, zero up to float64
+/// rounding) is judged on the scale of the case's largest output instead of its own rounding noise.
+double numerically_zero_floor(const std::vector<at::Tensor>& references);
 
 /// True when every element of `tensor` is finite (integer tensors always are).
 bool all_finite(const at::Tensor& tensor);

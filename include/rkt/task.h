@@ -178,6 +178,7 @@ class TaskSpec {
 
   friend TaskSpec& register_backward_task(const std::string&, const std::string&, const char*,
                                           int);
+  friend TaskSpec backward_task_of(const TaskSpec&, const std::string&, const std::string&, int);
 };
 
 /// Adds a task to the global registry.
@@ -191,6 +192,10 @@ TaskSpec& register_task(const std::string& id, const char* file, int line);
 /// may change them afterwards.
 TaskSpec& register_backward_task(const std::string& id, const std::string& forward_id,
                                  const char* file, int line);
+
+/// The backward task of `forward` (what register_backward_task registers), unregistered.
+TaskSpec backward_task_of(const TaskSpec& forward, const std::string& id, const std::string& file,
+                          int line);
 
 /// The task with `id`, or nullptr.
 const TaskSpec* find_task(const std::string& id);

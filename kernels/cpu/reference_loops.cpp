@@ -265,8 +265,27 @@ void cross_entropy_cpu_loops(KernelCall& call) {
   loss.data_as<float>()[0] = static_cast<float>(total / static_cast<double>(rows));
 }
 
+// y{B,N} = x * keep / 0.9, with the keep mask (int32, 0 or 1) the framework drew.
+void dropout_cpu_loops(KernelCall& call) {
+  const TensorView& x = call.input(0);
+  const TensorView& keep = call.input(1);
+  const TensorView& y = call.output(0);
+  require_view(x, DType::float32, 2, "dropout x");
+  require_view(keep, DType::int32, 2, "dropout keep");
+  require_view(y, DType::float32, 2, "dropout y");
+  constexpr double kKeepProbability = 0.9;
+  const float* in = x.data_as<const float>();
+  const std::int32_t* mask = keep.data_as<const std::int32_t>();
+  float* out = y.data_as<float>();
+  for (std::int64_t i = 0; i < x.numel(); ++i) {
+    out[i] = mask[i] != 0 ? static_cast<float>(in[i] / kKeepProbability) : 0.0f;
+  }
+}
+
 }  // namespace
 
+ROBUST_KERNEL_TEST(dropout, cpu_loops, dropout_cpu_loops)
+    .describe("Plain loop: applies the given keep mask, scales by 1/0.9");
 ROBUST_KERNEL_TEST(relu, cpu_loops, relu_cpu_loops).describe("Plain loop: max(x, 0)");
 ROBUST_KERNEL_TEST(sum_dim, cpu_loops, sum_dim_cpu_loops)
     .describe("Plain loop: row sums accumulated in double");

@@ -9,8 +9,8 @@
 //     reductions built on them;
 //   - row_launch_config: the host-side grid (one block per row, at most kMaxRowBlocks) and block
 //     size (from the row length) of those kernels.
-// All of it is fp32. Every function is inline (or a constexpr constant), so several .cu files
-// can include the header without duplicate symbols.
+// All of it is fp32 but block_sum_f64 (K double sums at once). Every function is inline (or a
+// constexpr constant), so several .cu files can include the header without duplicate symbols.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -122,6 +122,34 @@ __device__ inline RowRescale overflow_rescale(const float* __restrict__ xr, std:
   frexpf(amax, &e);
   e = max(e, 0);
   return {ldexpf(1.0f, -e), ldexpf(eps, -2 * e)};
+}
+
+// fp64 versions, for kernels that accumulate in double (rkb_layernorm, rkb_llama_rmsnorm).
+__device__ __forceinline__ double warp_sum_f64(double v) {
+  for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(0xffffffffu, v, offset);
+  return v;
+}
+
+// Replaces each v[k] by its sum over the block (warp butterflies, one partial per warp through
+// shared memory, then a butterfly over the partials): a fixed order, and every thread gets the
+// same sums. Same contract as block_sum: blockDim.x a multiple of 32, every
+// thread calls it, repeated calls are safe.
+template <int K>
+__device__ inline void block_sum_f64(double (&v)[K]) {
+  __shared__ double partial[K][32];
+  const int lane = threadIdx.x & 31;
+  const int warp = threadIdx.x >> 5;
+  const int warps = static_cast<int>(blockDim.x >> 5);
+#pragma unroll
+  for (int k = 0; k < K; ++k) v[k] = warp_sum_f64(v[k]);
+  __syncthreads();  // the previous call's readers are done with `partial`
+  if (lane == 0) {
+#pragma unroll
+    for (int k = 0; k < K; ++k) partial[k][warp] = v[k];
+  }
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < K; ++k) v[k] = warp_sum_f64(lane < warps ? partial[k][lane] : 0.0);
 }
 
 // ---- Host: launch configuration -----------------------------------------------------------------

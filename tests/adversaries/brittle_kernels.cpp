@@ -3,6 +3,7 @@
 // (tests/unit/adversary_test.cpp checks that).
 #include <cmath>
 #include <cstdint>
+#include <random>
 
 #include "rkt/kernel.h"
 
@@ -81,8 +82,75 @@ void sum_dim_multiple_of_32(rkt::KernelCall& call) {
   }
 }
 
+// Dropout that draws its own mask (p = 0.1, a fixed-seed generator): statistically a dropout, but
+// not the one the reference computes with the mask it was given.
+void dropout_own_mask(rkt::KernelCall& call) {
+  const float* x = call.input(0).data_as<const float>();
+  float* y = call.output(0).data_as<float>();
+  std::mt19937 generator(2026);
+  std::bernoulli_distribution keep(0.9);
+  for (std::int64_t i = 0; i < call.input(0).numel(); ++i) {
+    y[i] = keep(generator) ? static_cast<float>(x[i] / 0.9) : 0.0f;
+  }
+}
+
+// Dropout that ignores the mask: the expected value of the output, without the noise.
+void dropout_ignores_mask(rkt::KernelCall& call) {
+  const float* x = call.input(0).data_as<const float>();
+  float* y = call.output(0).data_as<float>();
+  for (std::int64_t i = 0; i < call.input(0).numel(); ++i) y[i] = x[i];
+}
+
+// robust-kbench's layernorm initialises weight to ones and bias to zeros: a kernel that skips
+// the affine step passes that config. The task's "random" init config catches it.
+void layernorm_without_affine(rkt::KernelCall& call) {
+  const rkt::TensorView& x = call.input(0);
+  const std::int64_t rows = x.size(0), n = x.numel() / rows;
+  const float* in = x.data_as<const float>();
+  float* y = call.output(0).data_as<float>();
+  for (std::int64_t r = 0; r < rows; ++r) {
+    double mean = 0, var = 0;
+    for (std::int64_t j = 0; j < n; ++j) mean += in[r * n + j];
+    mean /= static_cast<double>(n);
+    for (std::int64_t j = 0; j < n; ++j) var += (in[r * n + j] - mean) * (in[r * n + j] - mean);
+    const double rstd = 1 / std::sqrt(var / static_cast<double>(n) + 1e-5);
+    for (std::int64_t j = 0; j < n; ++j) y[r * n + j] = static_cast<float>((in[r * n + j] - mean) * rstd);
+  }
+}
+
+// A linear backward that computes the weight and bias gradients but leaves grad_x at zero
+// (robust-kbench's mnist_linear did not compare grad_x; here every input gradient is compared).
+void linear_backward_without_grad_x(rkt::KernelCall& call) {
+  const rkt::TensorView& x = call.input(0);
+  const std::int64_t batch = x.size(0), in = x.size(1), out = call.input(1).size(0);
+  const float* xs = x.data_as<const float>();
+  const float* grad_y = call.input(3).data_as<const float>();
+  float* grad_x = call.output(0).data_as<float>();
+  float* grad_w = call.output(1).data_as<float>();
+  float* grad_b = call.output(2).data_as<float>();
+  for (std::int64_t i = 0; i < batch * in; ++i) grad_x[i] = 0.0f;
+  for (std::int64_t o = 0; o < out; ++o) {
+    double bias_sum = 0;
+    for (std::int64_t b = 0; b < batch; ++b) bias_sum += grad_y[b * out + o];
+    grad_b[o] = static_cast<float>(bias_sum);
+    for (std::int64_t k = 0; k < in; ++k) {
+      double sum = 0;
+      for (std::int64_t b = 0; b < batch; ++b) sum += grad_y[b * out + o] * xs[b * in + k];
+      grad_w[o * in + k] = static_cast<float>(sum);
+    }
+  }
+}
+
 }  // namespace
 
+ROBUST_KERNEL_TEST(dropout, draws_own_mask, dropout_own_mask)
+    .describe("draws its own Bernoulli(0.9) mask instead of applying the given one");
+ROBUST_KERNEL_TEST(dropout, ignores_mask, dropout_ignores_mask)
+    .describe("returns x: the mean of dropout, ignoring the mask");
+ROBUST_KERNEL_TEST(rkb_layernorm, without_affine, layernorm_without_affine)
+    .describe("skips weight and bias: right only for robust-kbench's ones/zeros init");
+ROBUST_KERNEL_TEST(rkb_mnist_linear_backward, without_grad_x, linear_backward_without_grad_x)
+    .describe("leaves grad_x at zero");
 ROBUST_KERNEL_TEST(relu, brittle_identity, relu_identity)
     .describe("returns x: right only for non-negative inputs");
 ROBUST_KERNEL_TEST(softmax, brittle_half_exp, softmax_half_exp)

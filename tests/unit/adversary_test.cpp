@@ -73,6 +73,30 @@ TEST(BrittleKernels, ShapeGuardPassesTheFixedShapeAndFailsTheShapeProperty) {
   expect_status(cases, "softmax/brittle_shape_guard.property_shapes", "failed");
 }
 
+TEST(BrittleKernels, DropoutWithItsOwnMaskOrNoMaskFails) {
+  const auto cases = run_cases("dropout/draws_own_mask.correctness_*:dropout/ignores_mask.correctness_*");
+  for (const char* kernel : {"draws_own_mask", "ignores_mask"}) {
+    for (const char* scaling : {"x1", "x3", "x0_01", "negated"}) {
+      expect_status(cases, std::string("dropout/") + kernel + ".correctness_" + scaling, "failed");
+    }
+  }
+}
+
+TEST(BrittleKernels, SkippingTheAffineStepFailsTheRandomInitConfig) {
+  // robust-kbench's own init (weight ones, bias zeros) cannot see the cheat; the second config can.
+  const auto cases = run_cases("rkb_layernorm/without_affine.correctness_x1");
+  expect_status(cases, "rkb_layernorm/without_affine.correctness_x1", "failed");
+  EXPECT_THAT(case_message(cases, "rkb_layernorm/without_affine.correctness_x1"),
+              HasSubstr("config init=random"));
+}
+
+TEST(BrittleKernels, BackwardKernelMustProduceEveryInputGradient) {
+  const auto cases = run_cases("rkb_mnist_linear_backward/without_grad_x.correctness_x1");
+  expect_status(cases, "rkb_mnist_linear_backward/without_grad_x.correctness_x1", "failed");
+  EXPECT_THAT(case_message(cases, "rkb_mnist_linear_backward/without_grad_x.correctness_x1"),
+              HasSubstr("output 'grad_x'"));
+}
+
 TEST(BrittleKernels, MultipleOf32KernelShrinksToASmallFailingShape) {
   const auto cases = run_cases("sum_dim/brittle_multiple_of_32.*");
   expect_status(cases, "sum_dim/brittle_multiple_of_32.correctness_x1", "passed");

@@ -128,5 +128,23 @@ TEST(CheckOutput, NamesTheWorstElement) {
                                        "reference 0)"));
 }
 
+TEST(CheckOutput, AnOutputThatIsZeroUpToRoundingIsJudgedOnTheCasesLargestScale) {
+  // A LayerNorm weight gradient over rows of one element: mathematically zero, 1e-16 in float64.
+  const at::Tensor rounding_noise = at::full({3}, -6.6e-16, at::kDouble);
+  const at::Tensor other_output = at::full({3}, 2.0, at::kDouble);
+  const double floor = numerically_zero_floor({rounding_noise, other_output});
+  EXPECT_DOUBLE_EQ(floor, kNumericallyZeroFraction * 2.0);
+  const at::Tensor zeros = at::zeros({3}, at::kFloat);
+  EXPECT_FALSE(check_output(zeros, rounding_noise, at::kFloat, at::kCPU, kFp32).passed);
+  EXPECT_TRUE(check_output(zeros, rounding_noise, at::kFloat, at::kCPU, kFp32, floor).passed);
+  // The floor forgives nothing an fp32 result could resolve.
+  EXPECT_FALSE(check_output(at::full({3}, 1e-6, at::kFloat), rounding_noise, at::kFloat, at::kCPU,
+                            kFp32, floor)
+                   .passed);
+  EXPECT_FALSE(check_output(at::full({3}, 2.001, at::kFloat), other_output, at::kFloat, at::kCPU,
+                            kFp32, floor)
+                   .passed);
+}
+
 }  // namespace
 }  // namespace rkt

@@ -4,9 +4,10 @@
 # Writes every log under ${OUT:-gpu-out}/ and prints a short table last.
 #
 #   bash tools/gpu/run.sh [ctest-regex]
-#   RKT_GPU_STEPS="ctest repeats main" (default: all three) chooses what runs after the build.
+#   RKT_GPU_STEPS="ctest repeats aoti main" (default: all four) chooses what runs after the build;
+#   RKT_MAIN_KERNELS=ID passes --kernel ID to the main job (e.g. "cuda" for the CUDA kernels).
 set -uo pipefail
-steps="${RKT_GPU_STEPS:-ctest repeats main}"
+steps="${RKT_GPU_STEPS:-ctest repeats aoti main}"
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 out="${OUT:-$repo_root/gpu-out}"
 mkdir -p "$out"
@@ -47,9 +48,20 @@ if [[ " $steps " == *" repeats "* ]]; then
     --benchmark_out_format=json >"$out/bench_repeats.log" 2>&1
   echo "rkt bench repeats: exit $?, $(($(date +%s) - start)) s"
 fi
+export RKT_AOTI_CACHE="${RKT_AOTI_CACHE:-/tmp/rkt-aoti}"
+if [[ " $steps " == *" aoti "* ]]; then
+  # The compiled baseline's packages, built in parallel (cached in $RKT_AOTI_CACHE).
+  start=$(date +%s)
+  "$build/bin/rkt" aoti-spec --device cuda >"$out/aoti_spec.json" &&
+    python3 tools/aoti/build_packages.py "$out/aoti_spec.json" --jobs "$(( $(nproc) / 2 ))" \
+      >"$out/aoti_build.log" 2>&1
+  echo "aoti packages: exit $?, $(($(date +%s) - start)) s"
+  tail -n 1 "$out/aoti_build.log"
+fi
 if [[ " $steps " == *" main "* ]]; then
   start=$(date +%s)
-  "$build/bin/rkt" run --out "$out/run" >"$out/main_job.log" 2>&1
+  "$build/bin/rkt" run --out "$out/run" ${RKT_MAIN_KERNELS:+--kernel "$RKT_MAIN_KERNELS"} \
+    >"$out/main_job.log" 2>&1
   echo "rkt run: exit $?, $(($(date +%s) - start)) s"
 fi
 

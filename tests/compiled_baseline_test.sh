@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The compiled baseline end to end on the CPU: `rkt aoti-spec` -> tools/aoti/build_packages.py ->
+# AOTIModelPackageLoader in `rkt bench`. An honest twin is timed; a wrong twin is refused with the
+# reason; a task whose package was never built is reported absent with the reason.
+# Usage: compiled_baseline_test.sh RKT PYTHON REPO
+set -euo pipefail
+rkt="$1" python="$2" repo="$3"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+bench() {  # bench CACHE FILTER -> Google Benchmark JSON on stdout
+  RKT_AOTI_CACHE="$1" "$rkt" bench --benchmark_filter="$2" --benchmark_format=json 2>/dev/null
+}
+
+# 1. An honest twin: built, checked against the C++ reference, timed.
+RKT_AOTI_CACHE="$work/good" "$rkt" aoti-spec --device cpu > "$work/spec.json"
+"$python" "$repo/tools/aoti/build_packages.py" "$work/spec.json" --tasks relu --jobs 1
+bench "$work/good" '^relu/baseline:compiled@cpu/' > "$work/good.json"
+"$python" - "$work/good.json" <<'PY' || fail "the honest compiled relu was not timed"
+import json, sys
+entry = json.load(open(sys.argv[1]))["benchmarks"][0]
+assert not entry.get("error_occurred"), entry.get("error_message")
+assert entry["samples"] >= 10 and entry["real_time"] > 0, entry
+print("honest twin timed:", entry["name"], entry["real_time"], entry["time_unit"])
+PY
+# A second build of the same spec is served from the cache.
+"$python" "$repo/tools/aoti/build_packages.py" "$work/spec.json" --tasks relu --jobs 1 \
+  > "$work/rebuild.txt"
+grep -q "cached" "$work/rebuild.txt" || fail "an unchanged twin was rebuilt instead of served from the cache"
+
+# 2. A wrong twin (relu returning x): refused, with the reason.
+RKT_AOTI_CACHE="$work/wrong" "$rkt" aoti-spec --device cpu > "$work/spec_wrong.json"
+"$python" "$repo/tools/aoti/build_packages.py" "$work/spec_wrong.json" --tasks relu --jobs 1 \
+  --twins "$repo/tests/twins_wrong"
+bench "$work/wrong" '^relu/baseline:compiled@cpu/' > "$work/wrong.json"
+grep -q "Python twin disagrees with the C++ reference" "$work/wrong.json" \
+  || fail "a wrong twin was not refused: $(cat "$work/wrong.json")"
+
+# 3. Never built: absent, naming the missing package.
+bench "$work/good" '^softmax/baseline:compiled@cpu/' > "$work/missing.json"
+grep -q "no AOTInductor package at" "$work/missing.json" \
+  || fail "a missing package was not reported: $(cat "$work/missing.json")"
+echo "compiled baseline: honest twin timed, wrong twin refused, missing package reported"

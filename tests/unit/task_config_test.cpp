@@ -1,0 +1,173 @@
+// Task configs (cartesian axes) and backward tasks (autograd references) behave as documented in
+// include/rkt/task.h.
+#include <ATen/ATen.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "framework/input_generation.h"
+#include "framework/kernel_invocation.h"
+#include "framework/task_filter.h"
+#include "rkt/task.h"
+
+namespace rkt {
+namespace {
+
+using ::testing::Contains;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using Tensors = std::vector<at::Tensor>;
+
+// y{B,N} = x{B,K} @ w{N,K}^T, with a batch axis and an init axis.
+TaskSpec linear_task() {
+  TaskSpec task("linear_with_configs", __FILE__, __LINE__);
+  task.input("x", {"B", "K"}, values::normal())
+      .weight("w", {"N", "K"}, values::fan_in_uniform("K"))
+      .outputs({"y"})
+      .default_dims({{"B", 64}, {"K", 32}, {"N", 16}})
+      .small_dims({{"B", 8}, {"K", 32}, {"N", 16}})
+      .config_axis("batch", {{"64", {{"B", 64}}, {}}, {"4", {{"B", 4}}, {}}})
+      .config_axis("init", {{"kaiming", {}, {}}, {"ones", {}, {{"w", values::constant(1)}}}})
+      .reference([](const Tensors& in) { return Tensors{at::linear(in[0], in[1])}; });
+  return task;
+}
+
+TEST(TaskConfigs, AreTheCartesianProductInDeclarationOrder) {
+  const TaskSpec task = linear_task();
+  std::vector<std::string> names;
+  for (const TaskConfig& config : task.configs()) names.push_back(config.name);
+  EXPECT_THAT(names, ElementsAre("batch=64,init=kaiming", "batch=64,init=ones",
+                                 "batch=4,init=kaiming", "batch=4,init=ones"));
+  EXPECT_NO_THROW(task.validate());
+}
+
+TEST(TaskConfigs, SetDimsAndCapThemBySmallDimsOnTheCpu) {
+  const TaskSpec task = linear_task();
+  const TaskSpec& big_batch = task.configured(0);
+  EXPECT_EQ(big_batch.default_dims().at("B"), 64);
+  EXPECT_EQ(big_batch.small_dims().at("B"), 8);  // capped by small_dims
+  const TaskSpec& small_batch = task.configured(2);
+  EXPECT_EQ(small_batch.default_dims().at("B"), 4);
+  EXPECT_EQ(small_batch.small_dims().at("B"), 4);  // already below the cap
+  EXPECT_EQ(small_batch.config_name(), "batch=4,init=kaiming");
+  EXPECT_THROW(task.configured(4), std::out_of_range);
+}
+
+TEST(TaskConfigs, DrawTheirInputsByTheirOwnLaws) {
+  const TaskSpec task = linear_task();
+  const Tensors kaiming = generate_inputs(task.configured(0), task.configured(0).small_dims(), 1);
+  const Tensors ones = generate_inputs(task.configured(1), task.configured(1).small_dims(), 1);
+  EXPECT_TRUE(at::equal(kaiming[0], ones[0])) << "the data does not depend on the init axis";
+  EXPECT_TRUE(at::all(ones[1] == 1).item<bool>());
+  EXPECT_LE(kaiming[1].abs().max().item<double>(), 1 / std::sqrt(32.0));
+}
+
+TEST(TaskConfigs, ATaskWithoutAxesHasOneDefaultConfigThatIsItself) {
+  TaskSpec task("plain", __FILE__, __LINE__);
+  task.input("x", {"N"}, values::normal()).outputs({"y"}).default_dims({{"N", 4}}).small_dims({{"N", 4}});
+  ASSERT_EQ(task.configs().size(), 1u);
+  EXPECT_EQ(task.configs()[0].name, "default");
+  EXPECT_EQ(&task.configured(0), &task);
+}
+
+TEST(TaskConfigs, ValidationNamesAnUnknownDimOrInput) {
+  TaskSpec bad_dim = linear_task();
+  bad_dim.config_axis("typo", {{"x", {{"Q", 3}}, {}}});
+  try {
+    bad_dim.validate();
+    FAIL() << "an unknown dim in a config must not validate";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_THAT(error.what(), HasSubstr("config 'typo=x' sets dim 'Q'"));
+  }
+  TaskSpec bad_input = linear_task();
+  bad_input.config_axis("typo", {{"x", {}, {{"weight", values::normal()}}}});
+  EXPECT_THROW(bad_input.validate(), std::invalid_argument);
+}
+
+TEST(TaskFilterConfigs, AFindingOnSomeConfigsIsANoteNotAFlag) {
+  // The "ones" init makes the weights constant across seeds: on those configs varying the
+  // weights moves nothing. A kernel must pass the kaiming configs too, so the task is fine.
+  const TaskVerdict verdict = judge_task(linear_task());
+  EXPECT_FALSE(verdict.flagged);
+  EXPECT_THAT(verdict.notes, Contains(HasSubstr("config batch=64,init=ones: weight_impact")));
+}
+
+TEST(TaskFilterConfigs, AFindingOnEveryConfigFlagsTheTask) {
+  TaskSpec task = linear_task();
+  task.reference([](const Tensors& in) { return Tensors{at::linear(in[0], in[1]) * 0}; });
+  const TaskVerdict verdict = judge_task(task);
+  EXPECT_TRUE(verdict.flagged);
+  EXPECT_THAT(verdict.reasons, Contains(HasSubstr("config batch=4,init=kaiming: output_range")));
+}
+
+TEST(TaskFilterConfigs, OneOutputThatIgnoresTheWeightsIsNotAFlag) {
+  // Like a linear layer's backward pass: grad_w = grad_y^T x does not depend on w, grad_x does.
+  TaskSpec task("two_outputs", __FILE__, __LINE__);
+  task.input("x", {"B", "N"}, values::normal())
+      .weight("w", {"N"}, values::normal())
+      .outputs({"uses_w", "ignores_w"})
+      .default_dims({{"B", 8}, {"N", 16}})
+      .small_dims({{"B", 8}, {"N", 16}})
+      .reference([](const Tensors& in) { return Tensors{in[0] * in[1], in[0].sin()}; });
+  EXPECT_FALSE(judge_task(task).flagged);
+}
+
+TEST(BackwardTasks, TakeTheForwardInputsThenOneGradientPerOutput) {
+  const TaskSpec backward = backward_task_of(linear_task(), "linear_backward", __FILE__, __LINE__);
+  std::vector<std::string> inputs;
+  for (const InputSpec& input : backward.inputs()) inputs.push_back(input.name);
+  EXPECT_THAT(inputs, ElementsAre("x", "w", "grad_y"));
+  EXPECT_THAT(backward.output_names(), ElementsAre("grad_x", "grad_w"));
+  EXPECT_EQ(backward.forward_task_id(), "linear_with_configs");
+  EXPECT_EQ(backward.configs().size(), 4u) << "configs carry over";
+  EXPECT_NO_THROW(backward.validate());
+}
+
+TEST(BackwardTasks, DrawTheOutputGradientInTheForwardOutputShape) {
+  TaskSpec pool("pool", __FILE__, __LINE__);
+  pool.input("x", {"B", "H", "W"}, values::normal())
+      .outputs({"y"})
+      .default_dims({{"B", 2}, {"H", 9}, {"W", 6}})
+      .small_dims({{"B", 2}, {"H", 9}, {"W", 6}})
+      .reference([](const Tensors& in) { return Tensors{at::max_pool1d(in[0], 2)}; });
+  const TaskSpec backward = backward_task_of(pool, "pool_backward", __FILE__, __LINE__);
+  const Tensors inputs = generate_inputs(backward, backward.small_dims(), 3);
+  ASSERT_EQ(inputs.size(), 2u);
+  EXPECT_EQ(inputs[1].sizes().vec(), (std::vector<std::int64_t>{2, 9, 3}));
+}
+
+TEST(BackwardTasks, ReferenceIsTheVectorJacobianProduct) {
+  const TaskSpec declared = linear_task();
+  const TaskSpec backward = backward_task_of(declared.configured(0), "linear_backward", __FILE__, __LINE__);
+  const Tensors in = generate_inputs(backward, backward.small_dims(), 5);
+  const Tensors grads = run_reference_float64(backward, in, Device::cpu);
+  ASSERT_EQ(grads.size(), 2u);
+  const at::Tensor x = in[0].to(at::kDouble), w = in[1].to(at::kDouble), g = in[2].to(at::kDouble);
+  EXPECT_TRUE(at::allclose(grads[0], at::matmul(g, w), 1e-12, 1e-12));    // grad_x = g w
+  EXPECT_TRUE(at::allclose(grads[1], at::matmul(g.t(), x), 1e-12, 1e-12));  // grad_w = g^T x
+}
+
+TEST(BackwardTasks, OfABackwardTaskIsAnError) {
+  const TaskSpec backward = backward_task_of(linear_task(), "b1", __FILE__, __LINE__);
+  const TaskSpec twice = backward_task_of(backward, "b2", __FILE__, __LINE__);
+  EXPECT_THROW(twice.validate(), std::invalid_argument);
+}
+
+TEST(RegisteredTasks, RobustKbenchTasksAreAllThere) {
+  for (const char* id :
+       {"rkb_layernorm", "rkb_llama_ffw", "rkb_llama_rmsnorm", "rkb_mnist_conv_relu_pool",
+        "rkb_mnist_cross_entropy", "rkb_mnist_linear", "rkb_mnist_linear_relu", "rkb_mnist_pool",
+        "rkb_resnet_block", "rkb_unet_conv2d", "rkb_unet_linear"}) {
+    EXPECT_NE(find_task(id), nullptr) << id;
+  }
+  for (const char* id : {"rkb_layernorm", "rkb_llama_rmsnorm", "rkb_mnist_conv_relu_pool",
+                         "rkb_mnist_cross_entropy", "rkb_mnist_linear", "rkb_mnist_linear_relu",
+                         "rkb_mnist_pool", "rkb_unet_linear"}) {
+    const TaskSpec* backward = find_task(std::string(id) + "_backward");
+    ASSERT_NE(backward, nullptr) << id;
+    EXPECT_EQ(backward->forward_task_id(), id);
+  }
+  EXPECT_EQ(find_task("rkb_mnist_linear")->configs().size(), 8u);
+}
+
+}  // namespace
+}  // namespace rkt

@@ -17,6 +17,7 @@ import concurrent.futures
 import hashlib
 import importlib.util
 import json
+import multiprocessing
 import os
 import sys
 import time
@@ -110,7 +111,10 @@ def main():
 
     rows, jobs = [], {}
     started = time.time()
-    with concurrent.futures.ProcessPoolExecutor(max_workers=args.jobs) as pool:
+    # Spawned workers: this process has touched CUDA (is_available), and CUDA cannot be used in
+    # a forked child.
+    context = multiprocessing.get_context("spawn")
+    with concurrent.futures.ProcessPoolExecutor(max_workers=args.jobs, mp_context=context) as pool:
         for task in spec["tasks"]:
             if wanted and task["task"] not in wanted:
                 continue
@@ -134,7 +138,10 @@ def main():
         for future in concurrent.futures.as_completed(jobs):
             task, digest = jobs[future]
             package = task["package"]
-            seconds, error = future.result()
+            try:
+                seconds, error = future.result()
+            except Exception as crash:  # A worker that died takes only its own task down.
+                seconds, error = 0.0, f"the build of {task['task']} crashed: {crash!r}"[:2000]
             if error:
                 write_text(package + ".absent", error)
                 rows.append((task["task"], "failed: " + error, seconds))

@@ -53,7 +53,7 @@ if [[ " $steps " == *" aoti "* ]]; then
   # The compiled baseline's packages, built in parallel (cached in $RKT_AOTI_CACHE).
   start=$(date +%s)
   "$build/bin/rkt" aoti-spec --device cuda >"$out/aoti_spec.json" &&
-    python3 tools/aoti/build_packages.py "$out/aoti_spec.json" --jobs "$(( $(nproc) / 2 ))" \
+    python3 tools/aoti/build_packages.py "$out/aoti_spec.json" --jobs "${RKT_AOTI_JOBS:-$(nproc)}" \
       >"$out/aoti_build.log" 2>&1
   echo "aoti packages: exit $?, $(($(date +%s) - start)) s"
   tail -n 1 "$out/aoti_build.log"

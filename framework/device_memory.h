@@ -7,8 +7,10 @@
 
 namespace rkt {
 
-/// Peak bytes allocated through LibTorch's CUDA caching allocator during `call`, above what was
-/// allocated before it; -1 on the CPU, where it is not measured.
+/// Peak bytes `call` adds above what was allocated before it, on a GPU: the peak of LibTorch's
+/// CUDA caching allocator plus the high-water mark of the device's default memory pool (where
+/// cudaMallocAsync allocates a kernel's scratch). Plain cudaMalloc is not seen. -1 on the CPU,
+/// where memory is not measured.
 double peak_bytes_added(Device device, const std::function<void()>& call);
 
 }  // namespace rkt

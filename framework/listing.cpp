@@ -131,6 +131,9 @@ void print_task_catalog(std::ostream& out, const std::vector<TaskVerdict>& verdi
     for (const InputSpec& input : task->inputs()) {
       std::string dims;
       for (const std::string& dim : input.dims) dims += (dims.empty() ? "" : ",") + dim;
+      if (input.like_output >= 0) {
+        dims = "shape of forward output " + std::to_string(input.like_output);
+      }
       inputs += (inputs.empty() ? "" : "; ") + input.name + "[" + dims + "] " +
                 input.values.describe() + (input.is_weight ? " (weight)" : "");
     }

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "framework/dim_resolution.h"
+#include "framework/kernel_invocation.h"
 #include "framework/torch_bridge.h"
 
 namespace rkt {
@@ -72,11 +73,7 @@ std::vector<std::vector<std::int64_t>> forward_output_shapes(
     const TaskSpec& task, const std::vector<at::Tensor>& forward_inputs) {
   std::vector<at::Tensor> outputs;
   try {
-    std::vector<at::Tensor> meta;
-    for (const at::Tensor& input : forward_inputs) {
-      meta.push_back(at::empty(input.sizes(), input.options().device(at::kMeta)));
-    }
-    outputs = task.forward_reference()(meta);
+    outputs = task.forward_reference()(meta_copies(forward_inputs));
   } catch (const std::exception&) {
     outputs = task.forward_reference()(forward_inputs);
   }

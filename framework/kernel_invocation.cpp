@@ -20,16 +20,20 @@ std::string describe_exception(const std::exception& error) {
   return error.what();
 }
 
+std::vector<at::Tensor> meta_copies(const std::vector<at::Tensor>& tensors) {
+  std::vector<at::Tensor> meta;
+  for (const at::Tensor& tensor : tensors) {
+    meta.push_back(at::empty(tensor.sizes(), tensor.options().device(at::kMeta)));
+  }
+  return meta;
+}
+
 std::vector<OutputSignature> infer_output_signatures(const TaskSpec& task,
                                                      const std::vector<at::Tensor>& inputs,
                                                      Device device) {
   std::vector<at::Tensor> outputs;
   try {
-    std::vector<at::Tensor> meta_inputs;
-    for (const at::Tensor& input : inputs) {
-      meta_inputs.push_back(at::empty(input.sizes(), input.options().device(at::kMeta)));
-    }
-    outputs = task.reference()(meta_inputs);
+    outputs = task.reference()(meta_copies(inputs));
   } catch (const c10::Error&) {
     std::vector<at::Tensor> zero_inputs;
     for (const at::Tensor& input : inputs) {

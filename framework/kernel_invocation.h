@@ -19,6 +19,9 @@ struct OutputSignature {
   c10::ScalarType dtype = c10::kFloat;
 };
 
+/// Tensors of the same shapes and dtypes on the meta device (no data).
+std::vector<at::Tensor> meta_copies(const std::vector<at::Tensor>& tensors);
+
 /// Runs `task`'s reference on meta copies of `inputs` (no data is touched). Operators without a
 /// meta kernel (aten::relu, ...) fall back to a run on zeros on `device`: still no expected
 /// values are ever computed before the kernel runs.

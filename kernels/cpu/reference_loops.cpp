@@ -13,6 +13,8 @@
 
 #include <rkt/kernel.h>
 
+#include "row_loops.h"
+
 namespace {
 
 using rkt::DType;
@@ -135,19 +137,7 @@ void rmsnorm_cpu_loops(KernelCall& call) {
   const float* w = weight.data_as<const float>();
   float* out = y.data_as<float>();
   constexpr double kEps = 1e-6;
-  for (std::int64_t b = 0; b < rows; ++b) {
-    const float* row = in + b * cols;
-    float* out_row = out + b * cols;
-    double squares = 0.0;
-    for (std::int64_t j = 0; j < cols; ++j) {
-      const double v = row[j];
-      squares += v * v;
-    }
-    const double inv_rms = 1.0 / std::sqrt(squares / static_cast<double>(cols) + kEps);
-    for (std::int64_t j = 0; j < cols; ++j) {
-      out_row[j] = static_cast<float>(static_cast<double>(row[j]) * inv_rms * w[j]);
-    }
-  }
+  rkt::cpu_loops::rms_norm_rows(in, w, out, rows, cols, kEps);
 }
 
 // C{M,N} = A{M,K} @ B{K,N}. i-k-j order over a double accumulator row, so B is read row by row.
@@ -248,19 +238,8 @@ void cross_entropy_cpu_loops(KernelCall& call) {
   double total = 0.0;
   for (std::int64_t b = 0; b < rows; ++b) {
     const float* row = in + b * classes;
-    const std::int64_t t = tgt[b];
-    if (t < 0 || t >= classes) {
-      throw std::out_of_range("cpu_loops: cross_entropy target index out of range");
-    }
-    double row_max = row[0];
-    for (std::int64_t j = 1; j < classes; ++j) {
-      row_max = std::max(row_max, static_cast<double>(row[j]));
-    }
-    double sum = 0.0;
-    for (std::int64_t j = 0; j < classes; ++j) {
-      sum += std::exp(static_cast<double>(row[j]) - row_max);
-    }
-    total += row_max + std::log(sum) - static_cast<double>(row[t]);
+    const std::int64_t t = rkt::cpu_loops::class_index(tgt, b, classes);
+    total += rkt::cpu_loops::log_sum_exp(row, classes) - static_cast<double>(row[t]);
   }
   loss.data_as<float>()[0] = static_cast<float>(total / static_cast<double>(rows));
 }

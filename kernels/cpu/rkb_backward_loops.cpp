@@ -15,6 +15,8 @@
 
 #include <rkt/kernel.h>
 
+#include "row_loops.h"
+
 namespace {
 
 using rkt::DType;
@@ -408,20 +410,10 @@ void mnist_cross_entropy_backward_cpu_loops(KernelCall& call) {
 
   for (std::int64_t b = 0; b < rows; ++b) {
     const float* row = predictions + b * classes;
-    const std::int64_t t = targets[b];
-    if (t < 0 || t >= classes) {
-      throw std::out_of_range("cpu_loops: cross_entropy target index out of range");
-    }
-    double row_max = row[0];
-    for (std::int64_t j = 1; j < classes; ++j) {
-      row_max = std::max(row_max, static_cast<double>(row[j]));
-    }
-    double sum = 0.0;
+    const std::int64_t t = rkt::cpu_loops::class_index(targets, b, classes);
+    const double lse = rkt::cpu_loops::log_sum_exp(row, classes);
     for (std::int64_t j = 0; j < classes; ++j) {
-      sum += std::exp(static_cast<double>(row[j]) - row_max);
-    }
-    for (std::int64_t j = 0; j < classes; ++j) {
-      const double softmax = std::exp(static_cast<double>(row[j]) - row_max) / sum;
+      const double softmax = std::exp(static_cast<double>(row[j]) - lse);
       grad[b * classes + j] = static_cast<float>(scale * (softmax - (j == t ? 1.0 : 0.0)));
     }
   }

@@ -6,6 +6,8 @@
 
 #include <rkt/kernel.h>
 
+#include "row_loops.h"
+
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -194,19 +196,7 @@ void llama_rmsnorm_cpu_loops(KernelCall& call) {
   const float* in = x.data_as<const float>();
   const float* w = call.input(1).data_as<const float>();
   float* out = call.output(0).data_as<float>();
-  for (std::int64_t r = 0; r < rows; ++r) {
-    const float* row = in + r * cols;
-    float* out_row = out + r * cols;
-    double squares = 0.0;
-    for (std::int64_t j = 0; j < cols; ++j) {
-      const double v = row[j];
-      squares += v * v;
-    }
-    const double inv_rms = 1.0 / std::sqrt(squares / static_cast<double>(cols) + kNormEps);
-    for (std::int64_t j = 0; j < cols; ++j) {
-      out_row[j] = static_cast<float>(static_cast<double>(row[j]) * inv_rms * w[j]);
-    }
-  }
+  rkt::cpu_loops::rms_norm_rows(in, w, out, rows, cols, kNormEps);
 }
 
 // y{..., N} = x{..., K} @ weights{N,K}^T + biases{N}, then relu when `apply_relu`; the leading
@@ -368,18 +358,8 @@ void mnist_cross_entropy_cpu_loops(KernelCall& call) {
   double total = 0.0;
   for (std::int64_t b = 0; b < rows; ++b) {
     const float* row = in + b * classes;
-    const std::int64_t t = targets[b];
-    if (t < 0 || t >= classes) {
-      throw std::out_of_range("cpu_loops: rkb_mnist_cross_entropy target index out of range");
-    }
-    double row_max = row[0];
-    for (std::int64_t j = 1; j < classes; ++j) {
-      if (row[j] > row_max) row_max = row[j];
-    }
-    double sum = 0.0;
-    for (std::int64_t j = 0; j < classes; ++j)
-      sum += std::exp(static_cast<double>(row[j]) - row_max);
-    total += row_max + std::log(sum) - static_cast<double>(row[t]);
+    const std::int64_t t = rkt::cpu_loops::class_index(targets, b, classes);
+    total += rkt::cpu_loops::log_sum_exp(row, classes) - static_cast<double>(row[t]);
   }
   call.output(0).data_as<float>()[0] = static_cast<float>(total / static_cast<double>(rows));
 }

@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #if RKT_WITH_CUDA
+#include <ATen/Context.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAFunctions.h>
 #include <cuda_runtime_api.h>
@@ -33,6 +34,7 @@ double peak_bytes_added(Device device, const std::function<void()>& call) {
   if (device == Device::cuda) {
     namespace allocator = c10::cuda::CUDACachingAllocator;
     constexpr auto kAggregate = static_cast<std::size_t>(c10::CachingAllocator::StatType::AGGREGATE);
+    at::globalContext().lazyInitDevice(c10::DeviceType::CUDA);  // The allocator must exist.
     c10::cuda::device_synchronize();
     const c10::DeviceIndex index = c10::cuda::current_device();
     allocator::resetPeakStats(index);

@@ -103,24 +103,7 @@ void layernorm_cpu_loops(KernelCall& call) {
   const float* bi = bias.data_as<const float>();
   float* out = y.data_as<float>();
   constexpr double kEps = 1e-5;
-  for (std::int64_t b = 0; b < rows; ++b) {
-    const float* row = in + b * cols;
-    float* out_row = out + b * cols;
-    double sum = 0.0;
-    for (std::int64_t j = 0; j < cols; ++j) sum += row[j];
-    const double mean = sum / static_cast<double>(cols);
-    double squares = 0.0;
-    for (std::int64_t j = 0; j < cols; ++j) {
-      const double d = static_cast<double>(row[j]) - mean;
-      squares += d * d;
-    }
-    const double var = squares / static_cast<double>(cols);
-    const double inv_std = 1.0 / std::sqrt(var + kEps);
-    for (std::int64_t j = 0; j < cols; ++j) {
-      const double normed = (static_cast<double>(row[j]) - mean) * inv_std;
-      out_row[j] = static_cast<float>(normed * w[j] + bi[j]);
-    }
-  }
+  rkt::cpu_loops::layer_norm_rows(in, w, bi, out, rows, cols, kEps);
 }
 
 // y{B,N} = x / sqrt(mean(x^2 over the row) + 1e-6) * weight.

@@ -165,23 +165,7 @@ void layernorm_cpu_loops(KernelCall& call) {
   const float* w = call.input(1).data_as<const float>();
   const float* bi = call.input(2).data_as<const float>();
   float* out = call.output(0).data_as<float>();
-  for (std::int64_t b = 0; b < rows; ++b) {
-    const float* row = in + b * cols;
-    float* out_row = out + b * cols;
-    double sum = 0.0;
-    for (std::int64_t j = 0; j < cols; ++j) sum += row[j];
-    const double mean = sum / static_cast<double>(cols);
-    double squares = 0.0;
-    for (std::int64_t j = 0; j < cols; ++j) {
-      const double d = static_cast<double>(row[j]) - mean;
-      squares += d * d;
-    }
-    const double inv_std = 1.0 / std::sqrt(squares / static_cast<double>(cols) + kNormEps);
-    for (std::int64_t j = 0; j < cols; ++j) {
-      const double normed = (static_cast<double>(row[j]) - mean) * inv_std;
-      out_row[j] = static_cast<float>(normed * w[j] + bi[j]);
-    }
-  }
+  rkt::cpu_loops::layer_norm_rows(in, w, bi, out, rows, cols, kNormEps);
 }
 
 // y{B,T,H} = x / sqrt(mean(x^2 over H) + 1e-5) * w{H}.

@@ -164,7 +164,7 @@ BenchmarkRecord benchmark_kernel(const KernelSpec& kernel, const TaskSpec& decla
   record.precision = to_string(kernel.precision());
   const Dims& dims = task.test_dims(kernel.device());
   record.dims = format_dims(dims);
-  if (!task.config_axes().empty() || task.config_name() != "default") {
+  if (task.config_name() != "default") {
     record.dims = task.config_name() + ": " + record.dims;
   }
   if (auto skipped = skip_if_device_missing(kernel)) {

@@ -93,18 +93,16 @@ void print_compiled_spec(std::ostream& out, Device device) {
   bool first = true;
   for (const TaskSpec* declared : registered_tasks()) {
     const TaskSpec& task = declared->configured(0);
-    // Shapes come from drawing the inputs once (backward tasks' output gradients take the
-    // forward output's shape); the values are not used.
-    const std::vector<at::Tensor> inputs = generate_inputs(task, task.test_dims(device), 0);
+    const std::vector<std::vector<std::int64_t>> shapes = input_shapes(task, task.test_dims(device));
     out << (first ? "" : ",") << "{\"task\":" << json_string(declared->id())
         << ",\"config\":" << json_string(task.config_name())
         << ",\"dims\":" << json_string(format_dims(task.test_dims(device)))
         << ",\"package\":" << json_string(compiled_package_path(*declared, device))
         << ",\"inputs\":[";
-    for (std::size_t i = 0; i < inputs.size(); ++i) {
+    for (std::size_t i = 0; i < shapes.size(); ++i) {
       out << (i ? "," : "") << "{\"name\":" << json_string(task.inputs()[i].name)
           << ",\"dtype\":" << json_string(to_string(task.inputs()[i].dtype)) << ",\"shape\":[";
-      for (std::int64_t d = 0; d < inputs[i].dim(); ++d) out << (d ? "," : "") << inputs[i].size(d);
+      for (std::size_t d = 0; d < shapes[i].size(); ++d) out << (d ? "," : "") << shapes[i][d];
       out << "]}";
     }
     out << "]}";

@@ -104,6 +104,37 @@ std::vector<at::Tensor> generate_inputs(const TaskSpec& task, const Dims& dims,
   return inputs;
 }
 
+std::vector<std::vector<std::int64_t>> input_shapes(const TaskSpec& task, const Dims& dims) {
+  std::vector<std::vector<std::int64_t>> shapes;
+  std::vector<at::Tensor> forward_meta;
+  std::vector<std::vector<std::int64_t>> output_shapes;
+  for (const InputSpec& input : task.inputs()) {
+    if (input.like_output < 0) {
+      shapes.push_back(resolve_dims(input.dims, dims));
+      forward_meta.push_back(at::empty(
+          shapes.back(),
+          at::TensorOptions().dtype(to_scalar_type(input.dtype)).device(at::kMeta)));
+      continue;
+    }
+    if (output_shapes.empty()) {
+      try {
+        for (const at::Tensor& output : task.forward_reference()(forward_meta)) {
+          output_shapes.emplace_back(output.sizes().vec());
+        }
+      } catch (const std::exception&) {
+        // An operator without a meta kernel (aten::relu): only drawn inputs can tell.
+        shapes.clear();
+        for (const at::Tensor& drawn : generate_inputs(task, dims, 0)) {
+          shapes.emplace_back(drawn.sizes().vec());
+        }
+        return shapes;
+      }
+    }
+    shapes.push_back(output_shapes.at(static_cast<std::size_t>(input.like_output)));
+  }
+  return shapes;
+}
+
 namespace {
 std::string short_number(double value) {
   char text[32];

@@ -10,6 +10,10 @@
 
 namespace rkt {
 
+/// The shapes generate_inputs would give at `dims`, without drawing values where it can (a
+/// backward task's output gradients take the forward outputs' shapes, from meta tensors).
+std::vector<std::vector<std::int64_t>> input_shapes(const TaskSpec& task, const Dims& dims);
+
 /// The task's inputs at `dims`, drawn on the CPU from `seed` (the same seed gives the same values
 /// on every machine), in the task's dtypes, contiguous.
 std::vector<at::Tensor> generate_inputs(const TaskSpec& task, const Dims& dims,

@@ -135,6 +135,17 @@ TEST(BackwardTasks, DrawTheOutputGradientInTheForwardOutputShape) {
   EXPECT_EQ(inputs[1].sizes().vec(), (std::vector<std::int64_t>{2, 9, 3}));
 }
 
+TEST(BackwardTasks, InputShapesAgreeWithDrawnInputsWithAndWithoutMetaKernels) {
+  for (const char* id : {"rkb_mnist_pool_backward", "rkb_mnist_linear_relu_backward"}) {
+    const TaskSpec& task = find_task(id)->configured(0);  // relu has no meta kernel
+    std::vector<std::vector<std::int64_t>> drawn;
+    for (const at::Tensor& input : generate_inputs(task, task.small_dims(), 1)) {
+      drawn.push_back(input.sizes().vec());
+    }
+    EXPECT_EQ(input_shapes(task, task.small_dims()), drawn) << id;
+  }
+}
+
 TEST(BackwardTasks, ReferenceIsTheVectorJacobianProduct) {
   const TaskSpec declared = linear_task();
   const TaskSpec backward = backward_task_of(declared.configured(0), "linear_backward", __FILE__, __LINE__);

@@ -1,6 +1,7 @@
 #include "framework/command_line.h"
 
 #include <gtest/gtest.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -178,7 +179,27 @@ bool parse_options(const std::vector<std::string>& args, const std::vector<std::
 
 }  // namespace
 
-int run_command_line(int argc, char** argv) {
+int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels) {
+  // The judge holds the secrets: its /proc files and memory are closed to other processes of its
+  // user (a worker in particular), and it leaves no core dump.
+  prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  // --in-process (anywhere) selects the debugging mode through the environment, so that the
+  // supervised children this process starts follow it.
+  std::vector<char*> kept_arguments;
+  for (int i = 0; i < argc; ++i) {
+    if (i > 0 && std::string(argv[i]) == "--in-process") {
+      setenv(kIsolationVariable, "in-process", 1);
+    } else {
+      kept_arguments.push_back(argv[i]);
+    }
+  }
+  argc = static_cast<int>(kept_arguments.size());
+  kept_arguments.push_back(nullptr);
+  argv = kept_arguments.data();
+  if (const std::string problem = load_kernel_library(kernels); !problem.empty()) {
+    std::cerr << "rkt: error: " << problem << "\n";
+    return 2;
+  }
   const std::vector<std::string> errors = registry_errors();
   if (!errors.empty()) {
     for (const std::string& error : errors) std::cerr << "rkt: error: " << error << "\n";
@@ -235,7 +256,8 @@ int run_command_line(int argc, char** argv) {
     if (options.timeout > 0) supervision.case_timeout_seconds = options.timeout;
     std::cout << "rkt test: seed " << base_seed() << " (RKT_SEED=" << base_seed()
               << " reproduces), filter " << supervision.gtest_filter
-              << ", hidden inputs: " << hidden_inputs().summary() << std::endl;
+              << ", hidden inputs: " << hidden_inputs().summary() << "\nrkt test: kernels run "
+              << isolation_summary() << std::endl;
     ::setenv("RKT_SEED", std::to_string(base_seed()).c_str(), 1);  // One seed for all children.
     const SupervisedRun run = run_supervised(supervision);
     std::cout << "\n" << summarize(run);

@@ -10,6 +10,7 @@
 #include "framework/seeding.h"
 #include "framework/input_generation.h"
 #include "framework/input_scaling.h"
+#include "framework/kernel_library.h"
 #include "framework/output_comparison.h"
 #include "framework/torch_bridge.h"
 
@@ -57,8 +58,7 @@ PreparedCase prepare_case(const KernelSpec& kernel, const TaskSpec& task,
   scale_floating_inputs(task, prepared.host_inputs, case_inputs.scale);
   prepared.signatures = infer_output_signatures(task, prepared.host_inputs, kernel.device());
   for (const at::Tensor& input : prepared.host_inputs) {
-    prepared.device_inputs.push_back(
-        input.to(to_torch_device(kernel.device()), /*non_blocking=*/false, /*copy=*/true));
+    prepared.device_inputs.push_back(copy_for_kernel(input, kernel));
   }
   return prepared;
 }

@@ -9,6 +9,7 @@
 #include "framework/correctness_case.h"
 #include "framework/device_support.h"
 #include "framework/kernel_invocation.h"
+#include "framework/kernel_library.h"
 #include "framework/operator_observer.h"
 #include "framework/output_comparison.h"
 #include "framework/seeding.h"
@@ -122,7 +123,24 @@ std::string replay(const KernelSpec& kernel, const TaskSpec& task) {
     check(fresh, second, second_inputs,
           "call " + std::to_string(call) + ": new buffers holding the call-2 values");
   }
-  return "5 calls followed their inputs (values changed in place, new buffers, repeated calls)";
+  // Call 6: a few elements changed in place, at random positions, where a cheap fingerprint of
+  // the inputs (a sampled element, a partial checksum) would not look.
+  PreparedCase sixth = second;
+  sixth.host_inputs = clones(second.host_inputs);
+  at::Generator positions = at::detail::createCPUGenerator(case_seed(task.id() + "/replay_sixth"));
+  for (std::size_t i = 0; i < sixth.host_inputs.size(); ++i) {
+    at::Tensor& input = sixth.host_inputs[i];
+    if (!task.inputs()[i].is_scaled() || !input.is_floating_point() || input.numel() == 0) continue;
+    const std::int64_t count = std::max<std::int64_t>(1, input.numel() / kReplayChangedFraction);
+    const at::Tensor where = at::randint(input.numel(), {count}, positions, at::kLong);
+    at::Tensor flat = input.view(-1);
+    flat.index_put_({where}, flat.index({where}) * -2.0 + 0.5);
+    first.device_inputs[i].copy_(input);
+  }
+  check(first.device_inputs, sixth, second_inputs,
+        "call 6: a few elements of the call-2 values changed in place");
+  return "6 calls followed their inputs (values changed in place, new buffers, repeated calls, a "
+         "few elements changed)";
 }
 
 // Gate 5: operators the kernel dispatched while it ran.
@@ -157,7 +175,7 @@ std::string escaped_work(const KernelSpec& kernel, const TaskSpec& task) {
   if (kernel.device() == Device::cpu) {
     std::this_thread::sleep_for(std::chrono::milliseconds(kLateWriteWaitMilliseconds));
   }
-  synchronize_device(kernel.device());
+  synchronize_kernel_device(kernel);
   for (std::size_t i = 0; i < at_return.size(); ++i) {
     if (!same_bits(at_return[i], run.outputs[i])) {
       throw GateFailure{
@@ -177,7 +195,7 @@ std::string escaped_work(const KernelSpec& kernel, const TaskSpec& task) {
     // Time to finish everything the call started, on the whole device, against its time on the
     // stream it was given: work launched elsewhere shows as the difference.
     const KernelRun timed = invoke_kernel(kernel, prepared.device_inputs, prepared.signatures);
-    synchronize_device(kernel.device());
+    synchronize_kernel_device(kernel);
     const double device_ms = std::chrono::duration<double, std::milli>(
                                  std::chrono::steady_clock::now() - timed.call_start)
                                  .count();

@@ -1,6 +1,8 @@
 // The integrity cases: one per gate, each built to catch a known way of gaming a benchmark.
 #pragma once
 
+#include <cstdint>
+
 #include "framework/case_outcome.h"
 #include "rkt/registration.h"
 #include "rkt/task.h"
@@ -19,5 +21,7 @@ inline constexpr double kEscapedWorkFactor = 3.0;          // [x stream time]
 inline constexpr double kEscapedWorkSlackMilliseconds = 1.0;  // [ms]
 /// Calls compared by the determinism gate.
 inline constexpr int kDeterminismRuns = 3;  // [calls]
+/// The replay gate's last call changes one element in this many (at least one) in place.
+inline constexpr std::int64_t kReplayChangedFraction = 1000;  // [elements per changed element]
 
 }  // namespace rkt

@@ -6,19 +6,12 @@
 #include <stdexcept>
 
 #include "framework/device_support.h"
-#include "framework/memory_scrub.h"
-#include "framework/operator_observer.h"
+#include "framework/kernel_execution.h"
+#include "framework/kernel_library.h"
 #include "framework/torch_bridge.h"
-#include "rkt/torch_kernel.h"
 
 namespace rkt {
 
-std::string describe_exception(const std::exception& error) {
-  if (const auto* torch_error = dynamic_cast<const c10::Error*>(&error)) {
-    return torch_error->what_without_backtrace();
-  }
-  return error.what();
-}
 
 std::vector<at::Tensor> meta_copies(const std::vector<at::Tensor>& tensors) {
   std::vector<at::Tensor> meta;
@@ -71,32 +64,16 @@ std::vector<at::Tensor> allocate_poisoned_outputs(const std::vector<OutputSignat
 
 KernelRun invoke_kernel(const KernelSpec& kernel, const std::vector<at::Tensor>& inputs,
                         const std::vector<OutputSignature>& signatures) {
+  if (runs_in_worker(kernel)) return invoke_in_worker(kernel, inputs, signatures);
   KernelStreamScope stream_scope(kernel.device());
-  std::vector<TensorView> input_views;
-  for (const at::Tensor& input : inputs) input_views.push_back(to_view(input));
   KernelRun run;
-  detail::TorchKernelIO io{inputs, {}};
-  std::vector<TensorView> output_views;
-  if (!kernel.returns_tensors()) {
-    // Queued on the kernel's stream, so the poison lands before the kernel starts.
-    run.outputs = allocate_poisoned_outputs(signatures, kernel.device());
-    for (const at::Tensor& output : run.outputs) output_views.push_back(to_view(output));
-  }
-  scrub_free_device_memory(kernel.device(), stream_scope.stream());
-  KernelCall call(input_views, output_views, stream_scope.stream(),
-                  kernel.returns_tensors() ? &io : nullptr);
-  stream_scope.synchronize();  // Setup finished: nothing of ours runs inside the timed region.
-  {
-    OperatorObserver observer;
-    run.call_start = std::chrono::steady_clock::now();
-    stream_scope.mark_start();
-    kernel.function()(call);
-    stream_scope.mark_end();
-    run.operators = observer.operators();
-  }
-  if (kernel.returns_tensors()) run.outputs = std::move(io.outputs);
-  stream_scope.synchronize();
-  run.stream_milliseconds = stream_scope.elapsed_milliseconds();
+  // Queued on the kernel's stream, so the poison lands before the kernel starts.
+  if (!kernel.returns_tensors()) run.outputs = allocate_poisoned_outputs(signatures, kernel.device());
+  ExecutedCall executed = execute_kernel(kernel, inputs, run.outputs, stream_scope);
+  if (kernel.returns_tensors()) run.outputs = std::move(executed.returned);
+  run.operators = std::move(executed.operators);
+  run.stream_milliseconds = executed.stream_milliseconds;
+  run.call_start = executed.call_start;
   return run;
 }
 

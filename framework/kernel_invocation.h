@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/kernel_execution.h"
 #include "rkt/registration.h"
 #include "rkt/task.h"
 
@@ -29,9 +30,6 @@ std::vector<OutputSignature> infer_output_signatures(const TaskSpec& task,
                                                      const std::vector<at::Tensor>& inputs,
                                                      Device device);
 
-/// An exception's message without LibTorch's C++ backtrace.
-std::string describe_exception(const std::exception& error);
-
 /// Tensors of `signatures` on `device`, every floating element NaN and every integer element
 /// the most negative value, so an element the kernel never writes cannot pass as a result.
 std::vector<at::Tensor> allocate_poisoned_outputs(const std::vector<OutputSignature>& signatures,
@@ -46,6 +44,9 @@ struct KernelRun {
   double stream_milliseconds = 0;  // [ms]
   /// When the kernel function was entered (after the scrub and poison work had completed).
   std::chrono::steady_clock::time_point call_start;
+  /// Isolated mode: device memory the call added at its peak, measured by the worker, with the
+  /// preallocated outputs added (-1 on the CPU or in-process).
+  double peak_memory_bytes = -1;  // [bytes]
 };
 
 /// Calls `kernel` on `inputs` (already on the kernel's device) and returns its outputs once they

@@ -17,6 +17,7 @@
 #include "framework/hidden_inputs.h"
 #include "framework/run_report.h"
 #include "framework/task_filter.h"
+#include "framework/kernel_library.h"
 #include "framework/seeding.h"
 #include "rkt/registration.h"
 #include "rkt/task.h"
@@ -99,9 +100,11 @@ int run_main_job(const MainJobOptions& options) {
   report.started_utc = utc_time("%Y-%m-%dT%H:%M:%SZ");
   report.seed = base_seed();
   report.hidden_inputs = hidden_inputs().summary();
+  report.isolation = isolation_summary();
   std::cout << "rkt run: " << kernels.size() << " kernels, seed " << base_seed()
             << " (RKT_SEED=" << base_seed() << " reproduces), hidden inputs: "
-            << report.hidden_inputs << ", results in " << directory << "\n";
+            << report.hidden_inputs << ", results in " << directory << "\n"
+            << "rkt run: kernels run " << report.isolation << "\n";
   for (Device device : {Device::cpu, Device::cuda}) {
     if (!device_available(device)) {
       std::cout << "rkt run: " << to_string(device)

@@ -1,4 +1,5 @@
-// The global registries of tasks and kernels, filled by static registrars before main().
+// The global registry of tasks, filled by static registrars before main(), and the validation
+// of tasks and kernels together (the kernel registry is framework/kernel_registry.cpp).
 #include <algorithm>
 #include <deque>
 #include <memory>
@@ -14,11 +15,6 @@ namespace {
 
 // Function-local statics: registrars in other translation units may run before this file's
 // globals are constructed. Deques keep references stable as entries are added.
-std::deque<KernelSpec>& kernel_storage() {
-  static std::deque<KernelSpec> storage;
-  return storage;
-}
-
 std::deque<TaskSpec>& task_storage() {
   static std::deque<TaskSpec> storage;
   return storage;
@@ -41,75 +37,6 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
 }
 
 }  // namespace
-
-KernelSpec::KernelSpec(std::string task_id, std::string kernel_id, KernelAdapter adapter,
-                       Device device, std::string file, int line)
-    : task_id_(std::move(task_id)),
-      kernel_id_(std::move(kernel_id)),
-      function_(std::move(adapter.function)),
-      device_(device),
-      file_(std::move(file)),
-      line_(line),
-      returns_tensors_(adapter.returns_tensors) {}
-
-KernelSpec& KernelSpec::device(Device device) {
-  device_ = device;
-  return *this;
-}
-
-KernelSpec& KernelSpec::precision(Precision precision) {
-  precision_ = precision;
-  return *this;
-}
-
-KernelSpec& KernelSpec::describe(std::string description) {
-  description_ = std::move(description);
-  return *this;
-}
-
-KernelSpec& KernelSpec::waive_gate(IntegrityGate gate, std::string reason) {
-  waived_gates_[gate] = std::move(reason);
-  return *this;
-}
-
-KernelSpec& KernelSpec::allow_operators(std::vector<std::string> operator_names) {
-  allowed_operators_.insert(allowed_operators_.end(), operator_names.begin(),
-                            operator_names.end());
-  return *this;
-}
-
-const char* to_string(IntegrityGate gate) {
-  switch (gate) {
-    case IntegrityGate::recycled_output: return "recycled_output";
-    case IntegrityGate::input_mutation: return "input_mutation";
-    case IntegrityGate::replay: return "replay";
-    case IntegrityGate::borrowed_computation: return "borrowed_computation";
-    case IntegrityGate::escaped_work: return "escaped_work";
-    case IntegrityGate::determinism: return "determinism";
-  }
-  return "?";
-}
-
-const std::vector<IntegrityGate>& all_integrity_gates() {
-  static const std::vector<IntegrityGate> gates = {
-      IntegrityGate::recycled_output, IntegrityGate::input_mutation,
-      IntegrityGate::replay,          IntegrityGate::borrowed_computation,
-      IntegrityGate::escaped_work,    IntegrityGate::determinism};
-  return gates;
-}
-
-KernelSpec& register_kernel(const std::string& task_id, const std::string& kernel_id,
-                            KernelAdapter adapter, Device default_device, const char* file,
-                            int line) {
-  return kernel_storage().emplace_back(task_id, kernel_id, std::move(adapter), default_device,
-                                       file, line);
-}
-
-std::vector<KernelSpec*> registered_kernels() {
-  std::vector<KernelSpec*> kernels;
-  for (KernelSpec& kernel : kernel_storage()) kernels.push_back(&kernel);
-  return kernels;
-}
 
 TaskSpec& register_task(const std::string& id, const char* file, int line) {
   return task_storage().emplace_back(id, file, line);
@@ -161,7 +88,8 @@ std::vector<std::string> registry_errors() {
     }
   }
   std::map<std::string, const KernelSpec*> kernels_by_id;
-  for (const KernelSpec& kernel : kernel_storage()) {
+  for (const KernelSpec* kernel_pointer : registered_kernels()) {
+    const KernelSpec& kernel = *kernel_pointer;
     const std::string where = kernel.file() + ":" + std::to_string(kernel.line());
     if (tasks_by_id.count(kernel.task_id()) == 0) {
       std::ostringstream message;

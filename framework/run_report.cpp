@@ -154,6 +154,7 @@ std::string results_json(const RunReport& report) {
   out << "{\n  \"schema\": \"rkt-results/1\",\n  \"started_utc\": "
       << json_string(report.started_utc) << ",\n  \"seed\": " << report.seed
       << ",\n  \"hidden_inputs\": " << json_string(report.hidden_inputs)
+      << ",\n  \"isolation\": " << json_string(report.isolation)
       << ",\n  \"finished\": " << (report.finished ? "true" : "false") << ",\n  \"devices\": {";
   bool first = true;
   for (const auto& [device, peaks] : report.peaks) {
@@ -264,7 +265,7 @@ std::string report_markdown(const RunReport& report) {
   std::ostringstream out;
   out << "# RobustKernelTest report\n\nStarted " << report.started_utc << "; seed " << report.seed
       << "; hidden inputs: " << report.hidden_inputs << (report.finished ? "" : "; UNFINISHED")
-      << ".\n\n";
+      << ".\n\nKernels ran " << report.isolation << ".\n\n";
   for (const auto& [device, peaks] : report.peaks) {
     out << "- " << device << ": " << peaks.device_name << ", copy "
         << fixed(peaks.copy_bytes_per_second / 1e9, 1) << " GB/s, fp32 "
@@ -362,7 +363,8 @@ std::string report_html(const RunReport& report) {
          ".pass{color:#070}</style></head><body>\n"
       << "<h1>RobustKernelTest report</h1>\n<p>Started " << html_escape(report.started_utc)
       << "; seed " << report.seed << "; hidden inputs: " << html_escape(report.hidden_inputs)
-      << (report.finished ? "" : "; <b>unfinished</b>") << ".</p>\n";
+      << (report.finished ? "" : "; <b>unfinished</b>") << ".</p>\n<p>Kernels ran "
+      << html_escape(report.isolation) << ".</p>\n";
   out << "<h2>Summary</h2>\n<table><tr><th>device</th><th>kernels</th><th>correct</th>"
          "<th>fast_0</th><th>fast_1</th><th>fast_1.5</th><th>fast_2</th><th>geomean speedup vs "
          "strongest</th><th>geomean memory efficiency</th></tr>\n";

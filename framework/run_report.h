@@ -50,6 +50,8 @@ struct RunReport {
   std::string started_utc;
   std::uint64_t seed = 0;
   std::string hidden_inputs;
+  /// Where kernels ran: isolated (with the worker sandbox) or in-process (debugging).
+  std::string isolation;
   std::map<std::string, DevicePeaks> peaks;  ///< device -> measured peaks
   std::vector<KernelReport> kernels;
   bool finished = false;

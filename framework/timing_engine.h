@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/cache_flush.h"
 #include "framework/sample_statistics.h"
 #include "rkt/tensor_view.h"
 
@@ -42,8 +43,5 @@ Measurement measure(Device device, const TimingOptions& options,
                     const std::function<void(int)>& before_sample,
                     const std::function<void(int)>& timed);
 
-/// Evicts the caches between samples: on CUDA a write larger than the L2 (sized from the
-/// device), on the CPU a write larger than the last-level cache. Queued on the current stream.
-void flush_caches(Device device);
 
 }  // namespace rkt

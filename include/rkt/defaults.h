@@ -20,6 +20,22 @@ inline constexpr int kPropertyScaleDecades = 3;  // [decades]
 /// A kernel's test process is killed after this long (robust-kbench uses 300 s per stage).
 inline constexpr int kKernelProcessTimeoutSeconds = 300;  // [s]
 
+// ---- Isolation (docs/threat_model.md, "The trust boundary") ----------------------------------
+/// A worker that has not answered a request this long is killed as hung; the case fails and a
+/// fresh worker runs the next one. Shorter than the process timeout, so the judge says which
+/// kernel hung rather than being killed itself.
+inline constexpr int kWorkerReplyTimeoutSeconds = 120;  // [s]
+/// A worker's start: loading LibTorch, the kernel library and a CUDA context.
+inline constexpr int kWorkerStartupTimeoutSeconds = 120;  // [s]
+/// Timed calls per measure request: the judge checks the stopping rule and the worker's times
+/// against its own clock between requests.
+inline constexpr int kWorkerSamplesPerRequest = 10;  // [samples]
+/// The judge's wall time of a measure request must not exceed the worker's claimed kernel time
+/// plus the same request's cost with an empty kernel by more than this fraction...
+inline constexpr double kTimingCrossCheckTolerance = 0.25;  // [fraction of the expected time]
+/// ...plus this much per timed call (scheduling noise of two processes).
+inline constexpr double kTimingCrossCheckSlackMilliseconds = 0.05;  // [ms per timed call]
+
 }  // namespace rkt::defaults
 
 namespace rkt::defaults {

@@ -13,12 +13,12 @@ namespace rkt::testing {
 
 /// Runs the cases matching `filter` in rkt_adversaries; returns them by "suite.case" name.
 /// `seed`, when not empty, is the RKT_SEED the children run with.
-inline std::map<std::string, CaseRecord> run_adversary_cases(const std::string& filter,
-                                                             int timeout_seconds = 120,
-                                                             const std::string& seed = "") {
+inline std::map<std::string, CaseRecord> run_adversary_cases(
+    const std::string& filter, int timeout_seconds = 120, const std::string& seed = "",
+    const std::string& executable = RKT_ADVERSARIES_EXECUTABLE) {
   if (!seed.empty()) ::setenv("RKT_SEED", seed.c_str(), 1);
   SupervisionOptions options;
-  options.executable = RKT_ADVERSARIES_EXECUTABLE;
+  options.executable = executable;
   options.gtest_filter = filter;
   options.echo_child_output = false;
   options.case_timeout_seconds = timeout_seconds;

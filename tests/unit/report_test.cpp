@@ -51,6 +51,7 @@ RunReport synthetic_run() {
   run.started_utc = "2026-11-30T12:00:00Z";
   run.seed = 42;
   run.hidden_inputs = "none";
+  run.isolation = "isolated (synthetic run)";
   run.finished = true;
   DevicePeaks peaks;
   peaks.device_name = "Synthetic GPU";

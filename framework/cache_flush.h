@@ -1,0 +1,14 @@
+// Evicting the caches between timed samples. Part of the kernel runtime: the worker flushes
+// before each timed call it makes, the judge before each baseline call.
+#pragma once
+
+#include "rkt/tensor_view.h"
+
+namespace rkt {
+
+/// Evicts the caches between samples: on CUDA a write larger than the L2 (sized from the
+/// device), on the CPU a write larger than the last-level cache. Queued on the current stream.
+/// The first call sizes its buffer (reading sysfs or the device's properties).
+void flush_caches(Device device);
+
+}  // namespace rkt

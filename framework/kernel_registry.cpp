@@ -1,0 +1,91 @@
+// The kernel registry: ROBUST_KERNEL_TEST's registrars fill it before main(). Linked into every
+// kernel library (and into the judge, for kernels registered in its own binary), so it needs no
+// LibTorch and no judge code.
+#include <deque>
+
+#include "rkt/registration.h"
+
+namespace rkt {
+namespace {
+
+// A function-local static: registrars in other translation units may run before this file's
+// globals are constructed. A deque keeps references stable as entries are added.
+std::deque<KernelSpec>& kernel_storage() {
+  static std::deque<KernelSpec> storage;
+  return storage;
+}
+
+}  // namespace
+
+KernelSpec::KernelSpec(std::string task_id, std::string kernel_id, KernelAdapter adapter,
+                       Device device, std::string file, int line)
+    : task_id_(std::move(task_id)),
+      kernel_id_(std::move(kernel_id)),
+      function_(std::move(adapter.function)),
+      device_(device),
+      file_(std::move(file)),
+      line_(line),
+      returns_tensors_(adapter.returns_tensors) {}
+
+KernelSpec& KernelSpec::device(Device device) {
+  device_ = device;
+  return *this;
+}
+
+KernelSpec& KernelSpec::precision(Precision precision) {
+  precision_ = precision;
+  return *this;
+}
+
+KernelSpec& KernelSpec::describe(std::string description) {
+  description_ = std::move(description);
+  return *this;
+}
+
+KernelSpec& KernelSpec::waive_gate(IntegrityGate gate, std::string reason) {
+  waived_gates_[gate] = std::move(reason);
+  return *this;
+}
+
+KernelSpec& KernelSpec::allow_operators(std::vector<std::string> operator_names) {
+  allowed_operators_.insert(allowed_operators_.end(), operator_names.begin(),
+                            operator_names.end());
+  return *this;
+}
+
+const char* to_string(IntegrityGate gate) {
+  switch (gate) {
+    case IntegrityGate::recycled_output: return "recycled_output";
+    case IntegrityGate::input_mutation: return "input_mutation";
+    case IntegrityGate::replay: return "replay";
+    case IntegrityGate::borrowed_computation: return "borrowed_computation";
+    case IntegrityGate::escaped_work: return "escaped_work";
+    case IntegrityGate::determinism: return "determinism";
+  }
+  return "?";
+}
+
+const std::vector<IntegrityGate>& all_integrity_gates() {
+  static const std::vector<IntegrityGate> gates = {
+      IntegrityGate::recycled_output, IntegrityGate::input_mutation,
+      IntegrityGate::replay,          IntegrityGate::borrowed_computation,
+      IntegrityGate::escaped_work,    IntegrityGate::determinism};
+  return gates;
+}
+
+KernelSpec& register_kernel(const std::string& task_id, const std::string& kernel_id,
+                            KernelAdapter adapter, Device default_device, const char* file,
+                            int line) {
+  return kernel_storage().emplace_back(task_id, kernel_id, std::move(adapter), default_device,
+                                       file, line);
+}
+
+std::vector<KernelSpec*> registered_kernels() {
+  std::vector<KernelSpec*> kernels;
+  for (KernelSpec& kernel : kernel_storage()) kernels.push_back(&kernel);
+  return kernels;
+}
+
+KernelSpec& adopt_kernel(const KernelSpec& kernel) { return kernel_storage().emplace_back(kernel); }
+
+}  // namespace rkt

@@ -1,0 +1,106 @@
+// The judge-worker protocol: what the judge asks of a worker and what a worker may answer.
+//
+// The worker runs untrusted kernel code, so nothing it sends is a verdict: it reports only what
+// the judge checks itself (outputs land in buffers the judge owns; times are cross-checked
+// against the judge's own clock). Every request carries a sequence number that its reply must
+// echo; a reply out of turn is a protocol violation.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "framework/wire/wire_message.h"
+#include "rkt/precision.h"
+#include "rkt/registration.h"
+#include "rkt/tensor_view.h"
+
+namespace rkt::wire {
+
+/// Bumped whenever a message's layout changes; judge and worker must agree.
+inline constexpr std::uint32_t kProtocolVersion = 1;
+
+enum class RequestKind : std::uint32_t {
+  describe = 1,     ///< List the kernels of the loaded library; reply: DescribeReply.
+  call = 2,         ///< Run one kernel once on shared buffers; reply: CallReply.
+  measure = 3,      ///< Run timed calls; reply: MeasureReply.
+  synchronize = 4,  ///< Wait for all work on the device; reply: CallReply.
+};
+
+/// A kernel as its library registered it: everything but the function.
+struct KernelDescription {
+  std::string task_id, kernel_id, description, file;
+  std::int64_t line = 0;
+  Device device = Device::cpu;
+  Precision precision = Precision::fp32;
+  bool returns_tensors = false;
+  std::map<IntegrityGate, std::string> waived_gates;
+  std::vector<std::string> allowed_operators;
+};
+
+struct DescribeReply {
+  std::vector<KernelDescription> kernels;
+  /// What the worker's sandbox holds and what it could not apply (shown in every report).
+  std::string sandbox;
+  /// Why the kernel library could not be loaded; empty on success.
+  std::string load_error;
+};
+
+/// A buffer the judge shares with the worker: a memfd (CPU; the descriptor travels with the
+/// datagram, in order) or a CUDA IPC handle (64 bytes).
+struct SharedBuffer {
+  std::uint64_t id = 0;
+  std::uint64_t bytes = 0;
+  Device device = Device::cpu;
+  std::string cuda_ipc_handle;
+};
+
+/// A tensor inside a shared buffer.
+struct TensorRef {
+  std::uint64_t buffer = 0;
+  std::uint64_t offset_bytes = 0;
+  std::vector<std::int64_t> sizes, strides;  // strides in elements
+  DType dtype = DType::float32;
+  Device device = Device::cpu;
+};
+
+/// One set of arguments: a kernel's inputs and its preallocated outputs.
+struct ArgumentSet {
+  std::vector<TensorRef> inputs, outputs;
+};
+
+struct Request {
+  RequestKind kind = RequestKind::call;
+  std::uint64_t sequence = 0;
+  std::uint32_t kernel = 0;              ///< Index into DescribeReply::kernels.
+  std::vector<SharedBuffer> new_buffers; ///< To map before the request runs.
+  std::vector<std::uint64_t> released;   ///< Buffers the judge is about to free: unmap them.
+  std::vector<ArgumentSet> sets;         ///< call: one set; measure: the sets to rotate over.
+  // measure only:
+  std::uint32_t samples = 0;             ///< Timed calls to make, rotating over the sets.
+  std::uint32_t first_set = 0;           ///< The set the first timed call uses.
+  bool flush_caches = true;              ///< Evict caches before each timed call.
+  bool null_kernel = false;              ///< Time an empty region instead of the kernel.
+  double warmup_milliseconds = 0;        ///< [ms] untimed calls first
+};
+
+struct Reply {
+  std::uint64_t sequence = 0;
+  bool ok = false;
+  std::string error;                      ///< Why the request failed (the kernel threw, ...).
+  double stream_milliseconds = 0;         ///< call: the call's time on its stream [ms]
+  std::map<std::string, int> operators;   ///< call: ATen operators observed (advisory)
+  std::vector<double> samples;            ///< measure: [ms] one per timed call
+  /// call: device memory the call added at its peak (-1 on the CPU, where it is not measured).
+  double peak_memory_bytes = -1;  // [bytes]
+};
+
+std::string encode(const Request& request);
+Request decode_request(const std::string& bytes);
+std::string encode(const Reply& reply);
+Reply decode_reply(const std::string& bytes);
+std::string encode(const DescribeReply& reply, std::uint64_t sequence);
+DescribeReply decode_describe_reply(const std::string& bytes, std::uint64_t expected_sequence);
+
+}  // namespace rkt::wire

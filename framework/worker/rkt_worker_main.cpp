@@ -1,0 +1,80 @@
+// rkt-worker: the untrusted side of the trust boundary. The judge starts it with a clean
+// environment and one socket (descriptor 3); it loads one kernel library, readies the devices,
+// enters its sandbox and then serves requests. It links no judge code.
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <string>
+
+#include "framework/device_support.h"
+#include "framework/wire/worker_protocol.h"
+#include "framework/worker/sandbox.h"
+#include "framework/worker/worker_server.h"
+
+namespace {
+
+// The one symbol a kernel library exports (framework/worker/kernel_library_entry.cpp).
+using KernelListFunction = void (*)(std::vector<rkt::KernelSpec*>*);
+
+rkt::wire::KernelDescription describe(const rkt::KernelSpec& kernel) {
+  rkt::wire::KernelDescription description;
+  description.task_id = kernel.task_id();
+  description.kernel_id = kernel.kernel_id();
+  description.description = kernel.description();
+  description.file = kernel.file();
+  description.line = kernel.line();
+  description.device = kernel.device();
+  description.precision = kernel.precision();
+  description.returns_tensors = kernel.returns_tensors();
+  description.waived_gates = kernel.waived_gates();
+  description.allowed_operators = kernel.allowed_operators();
+  return description;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int socket = -1;
+  std::string library;
+  rkt::SandboxOptions sandbox;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--socket" && i + 1 < argc) socket = std::atoi(argv[++i]);
+    else if (arg == "--library" && i + 1 < argc) library = argv[++i];
+    else if (arg == "--no-chroot") sandbox.change_root = false;
+    else {
+      std::cerr << "rkt-worker: unknown argument '" << arg << "' (started by rkt, not by hand)\n";
+      return 2;
+    }
+  }
+  if (socket < 0 || library.empty()) {
+    std::cerr << "rkt-worker: needs --socket FD --library PATH (it is started by rkt)\n";
+    return 2;
+  }
+  rkt::WorkerState state;
+  void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    state.description.load_error = std::string("could not load the kernel library: ") + dlerror();
+  } else if (auto list = reinterpret_cast<KernelListFunction>(dlsym(handle, "rkt_kernel_library_kernels"))) {
+    list(&state.kernels);
+    for (const rkt::KernelSpec* kernel : state.kernels) {
+      state.description.kernels.push_back(describe(*kernel));
+    }
+  } else {
+    state.description.load_error = library + " is not a kernel library (no rkt_kernel_library_kernels)";
+  }
+  try {
+    rkt::prepare_devices(state.kernels);
+  } catch (const std::exception& error) {
+    std::cerr << "rkt-worker: readying the devices failed: " << error.what() << "\n";
+  }
+  state.description.sandbox = rkt::enter_worker_sandbox(sandbox);
+  try {
+    return rkt::serve_worker_requests(socket, state);
+  } catch (const rkt::wire::WireError& error) {
+    std::cerr << "rkt-worker: protocol error: " << error.what() << "\n";
+    return 3;
+  }
+}

@@ -1,0 +1,162 @@
+#include "framework/worker/worker_server.h"
+
+#include <ATen/ATen.h>
+
+#include <chrono>
+#include <memory>
+
+#include "framework/cache_flush.h"
+#include "framework/device_memory.h"
+#include "framework/device_support.h"
+#include "framework/kernel_execution.h"
+#include "framework/torch_bridge.h"
+#include "framework/worker/buffer_mapping.h"
+#include "rkt/torch_kernel.h"
+
+namespace rkt {
+namespace {
+
+std::vector<at::Tensor> tensors_of(const std::vector<wire::TensorRef>& refs,
+                                   const BufferMapping& buffers) {
+  std::vector<at::Tensor> tensors;
+  for (const wire::TensorRef& ref : refs) {
+    tensors.push_back(at::from_blob(
+        buffers.address_of(ref), ref.sizes, ref.strides,
+        at::TensorOptions().dtype(to_scalar_type(ref.dtype)).device(to_torch_device(ref.device))));
+  }
+  return tensors;
+}
+
+struct Arguments {
+  std::vector<at::Tensor> inputs, outputs;
+};
+
+std::vector<Arguments> arguments_of(const wire::Request& request, const BufferMapping& buffers) {
+  std::vector<Arguments> sets;
+  for (const wire::ArgumentSet& set : request.sets) {
+    sets.push_back({tensors_of(set.inputs, buffers), tensors_of(set.outputs, buffers)});
+  }
+  if (sets.empty()) throw wire::WireError("a request without arguments");
+  return sets;
+}
+
+// One prepared call per argument set, for the timed loop: no scrub and no observer inside it.
+class PreparedCall {
+ public:
+  PreparedCall(const KernelSpec& kernel, const Arguments& arguments, void* stream)
+      : kernel_(kernel), outputs_(arguments.outputs), io_{arguments.inputs, {}} {
+    std::vector<TensorView> input_views, output_views;
+    for (const at::Tensor& input : arguments.inputs) input_views.push_back(to_view(input));
+    if (!kernel.returns_tensors()) {
+      for (const at::Tensor& output : arguments.outputs) output_views.push_back(to_view(output));
+    }
+    call_ = std::make_unique<KernelCall>(input_views, output_views, stream,
+                                         kernel.returns_tensors() ? &io_ : nullptr);
+  }
+  void operator()() {
+    kernel_.function()(*call_);
+    if (kernel_.returns_tensors()) copy_returned_outputs(io_.outputs, outputs_);
+  }
+
+ private:
+  const KernelSpec& kernel_;
+  std::vector<at::Tensor> outputs_;
+  detail::TorchKernelIO io_;
+  std::unique_ptr<KernelCall> call_;
+};
+
+wire::Reply run_call(const KernelSpec& kernel, const Arguments& arguments) {
+  wire::Reply reply;
+  KernelStreamScope scope(kernel.device());
+  ExecutedCall executed;
+  reply.peak_memory_bytes = peak_bytes_added(kernel.device(), [&] {
+    executed = execute_kernel(kernel, arguments.inputs, arguments.outputs, scope);
+    if (kernel.returns_tensors()) {
+      copy_returned_outputs(executed.returned, arguments.outputs);
+      scope.synchronize();
+    }
+  });
+  reply.ok = true;
+  reply.stream_milliseconds = executed.stream_milliseconds;
+  reply.operators = std::move(executed.operators);
+  return reply;
+}
+
+wire::Reply run_measure(const KernelSpec& kernel, const std::vector<Arguments>& sets,
+                        const wire::Request& request) {
+  wire::Reply reply;
+  KernelStreamScope scope(kernel.device());
+  std::vector<PreparedCall> calls;
+  for (const Arguments& arguments : sets) calls.emplace_back(kernel, arguments, scope.stream());
+  const auto start = std::chrono::steady_clock::now();
+  for (std::size_t i = 0;; ++i) {
+    const double elapsed = std::chrono::duration<double, std::milli>(
+                               std::chrono::steady_clock::now() - start).count();
+    if (elapsed >= request.warmup_milliseconds) break;
+    if (!request.null_kernel) calls[i % calls.size()]();
+    scope.synchronize();
+  }
+  for (std::uint32_t s = 0; s < request.samples; ++s) {
+    PreparedCall& call = calls[(request.first_set + s) % calls.size()];
+    if (request.flush_caches) flush_caches(kernel.device());
+    scope.mark_start();
+    if (!request.null_kernel) call();
+    scope.mark_end();
+    reply.samples.push_back(scope.elapsed_milliseconds());
+  }
+  reply.ok = true;
+  return reply;
+}
+
+}  // namespace
+
+void prepare_devices(const std::vector<KernelSpec*>& kernels) {
+  bool cpu = false, cuda = false;
+  for (const KernelSpec* kernel : kernels) (kernel->device() == Device::cuda ? cuda : cpu) = true;
+  if (cpu) flush_caches(Device::cpu);
+  if (cuda && device_available(Device::cuda)) {
+    KernelStreamScope scope(Device::cuda);
+    flush_caches(Device::cuda);
+    at::empty({1}, at::TensorOptions().device(at::kCUDA)).fill_(0);
+    scope.mark_start();
+    scope.mark_end();
+    scope.elapsed_milliseconds();
+  }
+}
+
+int serve_worker_requests(int socket, WorkerState& state) {
+  BufferMapping buffers;
+  for (;;) {
+    wire::Datagram datagram;
+    if (wire::receive_datagram(socket, -1, datagram) != wire::ReceiveStatus::received) return 0;
+    const wire::Request request = wire::decode_request(datagram.bytes);
+    if (request.kind == wire::RequestKind::describe) {
+      wire::send_datagram(socket, {wire::encode(state.description, request.sequence), {}});
+      continue;
+    }
+    buffers.release(request.released);
+    buffers.map(request.new_buffers, datagram.fds);
+    wire::Reply reply;
+    try {
+      if (request.kind == wire::RequestKind::synchronize) {
+        for (Device device : {Device::cpu, Device::cuda}) synchronize_device(device);
+        reply.ok = true;
+      } else {
+        if (request.kernel >= state.kernels.size()) throw wire::WireError("unknown kernel index");
+        const KernelSpec& kernel = *state.kernels[request.kernel];
+        const std::vector<Arguments> sets = arguments_of(request, buffers);
+        reply = request.kind == wire::RequestKind::call ? run_call(kernel, sets[0])
+                                                         : run_measure(kernel, sets, request);
+      }
+    } catch (const wire::WireError&) {
+      throw;
+    } catch (const std::exception& error) {
+      reply.ok = false;
+      reply.error = describe_exception(error);
+    }
+    reply.sequence = request.sequence;
+    wire::send_datagram(socket, {wire::encode(reply), {}});
+  }
+}
+
+}  // namespace rkt

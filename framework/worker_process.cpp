@@ -1,0 +1,186 @@
+#include "framework/worker_process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "rkt/defaults.h"
+
+namespace rkt {
+namespace {
+
+// The only variables a worker inherits: none of them is a secret, and none is ours (RKT_*).
+constexpr const char* kInheritedVariables[] = {
+    "CUDA_VISIBLE_DEVICES", "CUDA_MODULE_LOADING", "LD_LIBRARY_PATH", "OMP_NUM_THREADS",
+    "MKL_NUM_THREADS",      "OPENBLAS_CORETYPE",   "OPENBLAS_L2_SIZE", "NVIDIA_VISIBLE_DEVICES"};
+
+constexpr int kWorkerSocketFd = 3;  // The descriptor the worker finds its socket on.
+
+[[noreturn]] void exec_worker(const WorkerLaunch& launch, int socket) {
+  // In the child: only async-signal-safe calls until execve.
+  if (socket != kWorkerSocketFd) {
+    dup2(socket, kWorkerSocketFd);
+  } else {
+    fcntl(socket, F_SETFD, 0);
+  }
+  const int null_input = open("/dev/null", O_RDONLY);
+  if (null_input >= 0) dup2(null_input, 0);
+  // Every other descriptor (the verdict pipe among them) is closed.
+  if (syscall(SYS_close_range, kWorkerSocketFd + 1, ~0U, 0) != 0) {
+    for (int fd = kWorkerSocketFd + 1; fd < 65536; ++fd) close(fd);
+  }
+  std::vector<std::string> environment;
+  for (const char* name : kInheritedVariables) {
+    if (const char* value = std::getenv(name)) environment.push_back(std::string(name) + "=" + value);
+  }
+  std::vector<char*> envp;
+  for (std::string& entry : environment) envp.push_back(entry.data());
+  envp.push_back(nullptr);
+  std::string socket_text = std::to_string(kWorkerSocketFd);
+  std::vector<char*> argv = {const_cast<char*>("rkt-worker"), const_cast<char*>("--socket"),
+                             socket_text.data(), const_cast<char*>("--library"),
+                             const_cast<char*>(launch.library.c_str())};
+  if (!launch.change_root) argv.push_back(const_cast<char*>("--no-chroot"));
+  argv.push_back(nullptr);
+  execve(launch.executable.c_str(), argv.data(), envp.data());
+  _exit(127);
+}
+
+}  // namespace
+
+WorkerProcess::WorkerProcess(const WorkerLaunch& launch) {
+  int sockets[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sockets) != 0) {
+    throw WorkerFailure(std::string("socketpair: ") + std::strerror(errno));
+  }
+  const int buffer_bytes = 8 << 20;
+  for (int s : sockets) {
+    setsockopt(s, SOL_SOCKET, SO_SNDBUF, &buffer_bytes, sizeof buffer_bytes);
+    setsockopt(s, SOL_SOCKET, SO_RCVBUF, &buffer_bytes, sizeof buffer_bytes);
+  }
+  std::fflush(nullptr);
+  pid_ = fork();
+  if (pid_ < 0) throw WorkerFailure(std::string("fork: ") + std::strerror(errno));
+  if (pid_ == 0) exec_worker(launch, sockets[1]);
+  close(sockets[1]);
+  socket_ = sockets[0];
+  wire::Request describe;
+  describe.kind = wire::RequestKind::describe;
+  describe.sequence = ++sequence_;
+  try {
+    wire::send_datagram(socket_, {wire::encode(describe), {}});
+    wire::Datagram answer;
+    const auto status =
+        wire::receive_datagram(socket_, defaults::kWorkerStartupTimeoutSeconds * 1000, answer);
+    if (status == wire::ReceiveStatus::timed_out) {
+      fail("did not start within " + std::to_string(defaults::kWorkerStartupTimeoutSeconds) + " s");
+    }
+    if (status == wire::ReceiveStatus::closed) fail("ended while starting");
+    description_ = wire::decode_describe_reply(answer.bytes, describe.sequence);
+    for (int fd : answer.fds) close(fd);
+  } catch (const wire::WireError& error) {
+    fail(std::string("broke the protocol while starting (") + error.what() + ")");
+  }
+}
+
+WorkerProcess::~WorkerProcess() {
+  if (socket_ >= 0) close(socket_);
+  if (pid_ > 0) {
+    // Closing the socket ends a well-behaved worker; anything else is killed.
+    for (int waited = 0; waited < 50; ++waited) {
+      if (waitpid(pid_, nullptr, WNOHANG) == pid_) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+}
+
+std::string WorkerProcess::how_it_ended() {
+  int status = 0;
+  pid_t ended = 0;
+  // A dying worker gets a moment to be reaped, so that the message can name its signal.
+  for (int waited = 0; waited < 100 && (ended = waitpid(pid_, &status, WNOHANG)) == 0; ++waited) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  if (ended == 0) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+    return "was killed by the judge";
+  }
+  pid_ = -1;
+  if (ended < 0) return "is gone";
+  if (WIFSIGNALED(status)) {
+    return "was killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
+           strsignal(WTERMSIG(status)) + ")";
+  }
+  return "exited with status " + std::to_string(WEXITSTATUS(status));
+}
+
+void WorkerProcess::fail(const std::string& what) {
+  std::string message = "the worker process " + what;
+  if (pid_ > 0) message += "; it " + how_it_ended();
+  if (socket_ >= 0) close(socket_);
+  socket_ = -1;
+  throw WorkerFailure(message);
+}
+
+wire::Reply WorkerProcess::ask(wire::Request request, const std::vector<SharedLocationRef>& buffers,
+                               int timeout_seconds) {
+  if (socket_ < 0) throw WorkerFailure("the worker process is gone");
+  std::vector<int> fds;
+  for (const SharedLocationRef& shared : buffers) {
+    if (mapped_.count(shared.buffer.id)) continue;
+    request.new_buffers.push_back(shared.buffer);
+    if (shared.buffer.device == Device::cpu) fds.push_back(shared.fd);
+    mapped_.insert(shared.buffer.id);
+  }
+  for (std::uint64_t id : request.released) mapped_.erase(id);
+  request.sequence = ++sequence_;
+  try {
+    wire::send_datagram(socket_, {wire::encode(request), fds});
+  } catch (const wire::WireError& error) {
+    fail(std::string("could not be sent a request (") + error.what() + ")");
+  }
+  wire::Datagram answer;
+  wire::ReceiveStatus status;
+  try {
+    status = wire::receive_datagram(socket_, timeout_seconds * 1000, answer);
+  } catch (const wire::WireError& error) {
+    fail(std::string("sent an unreadable reply (") + error.what() + ")");
+  }
+  for (int fd : answer.fds) close(fd);
+  if (status == wire::ReceiveStatus::timed_out) {
+    fail("did not answer within " + std::to_string(timeout_seconds) + " s (hung)");
+  }
+  if (status == wire::ReceiveStatus::closed) fail("ended during the request");
+  wire::Reply reply;
+  try {
+    reply = wire::decode_reply(answer.bytes);
+  } catch (const wire::WireError& error) {
+    fail(std::string("sent a malformed reply (") + error.what() + ")");
+  }
+  if (reply.sequence != request.sequence) {
+    fail("sent a reply out of turn (sequence " + std::to_string(reply.sequence) + ", expected " +
+         std::to_string(request.sequence) + "): something other than the worker wrote to its socket");
+  }
+  // A second message waiting already is a forgery too: the worker sends exactly one reply.
+  wire::Datagram extra;
+  if (wire::receive_datagram(socket_, 0, extra) == wire::ReceiveStatus::received) {
+    for (int fd : extra.fds) close(fd);
+    fail("sent more than one reply to one request: something other than the worker wrote to its socket");
+  }
+  return reply;
+}
+
+}  // namespace rkt

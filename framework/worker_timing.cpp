@@ -1,0 +1,137 @@
+#include "framework/worker_timing.h"
+
+#include <algorithm>
+#include <chrono>
+#include <sstream>
+
+#include "framework/kernel_library.h"
+#include "framework/shared_tensors.h"
+#include "framework/torch_bridge.h"
+#include "framework/worker_process.h"
+#include "rkt/defaults.h"
+
+namespace rkt {
+namespace {
+
+wire::TensorRef reference_to(const at::Tensor& tensor, std::vector<SharedLocationRef>& buffers) {
+  const std::optional<SharedLocation> location = locate_shared(tensor);
+  if (!location) throw std::logic_error("a timed tensor is not in shared memory");
+  buffers.push_back({location->buffer, location->fd});
+  wire::TensorRef ref;
+  ref.buffer = location->buffer.id;
+  ref.offset_bytes = location->offset_bytes;
+  ref.sizes = tensor.sizes().vec();
+  ref.strides = tensor.strides().vec();
+  ref.dtype = to_dtype(tensor.scalar_type());
+  ref.device = to_device(tensor.device());
+  return ref;
+}
+
+double milliseconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+std::string TimingCrossCheck::describe() const {
+  std::ostringstream text;
+  text << violations << " of " << requests << " timed requests unexplained by the claimed times; "
+       << "judge wall " << judge_ms << " ms, claimed " << claimed_ms << " ms, empty request "
+       << empty_request_ms << " ms";
+  if (!first_violation.empty()) text << "; first: " << first_violation;
+  return text.str();
+}
+
+std::string check_request_times(double judge_ms, double claimed_ms, double empty_ms, int samples) {
+  std::ostringstream why;
+  if (claimed_ms > judge_ms) {
+    why << "the worker claims " << claimed_ms << " ms of kernel time in a request that took "
+        << judge_ms << " ms";
+    return why.str();
+  }
+  const double explained = claimed_ms * (1 + defaults::kTimingCrossCheckTolerance) +
+                           empty_ms * (1 + defaults::kTimingCrossCheckTolerance) +
+                           defaults::kTimingCrossCheckSlackMilliseconds * samples;
+  if (judge_ms > explained) {
+    why << "the request took " << judge_ms << " ms on the judge's clock but the claimed times ("
+        << claimed_ms << " ms) and an empty request (" << empty_ms << " ms) explain at most "
+        << explained << " ms";
+    return why.str();
+  }
+  return "";
+}
+
+Measurement measure_in_worker(const KernelSpec& kernel, const std::vector<SharedArguments>& sets,
+                              const TimingOptions& options, TimingCrossCheck& check) {
+  wire::Request base;
+  base.kind = wire::RequestKind::measure;
+  base.kernel = worker_kernel_index(kernel);
+  std::vector<SharedLocationRef> buffers;
+  for (const SharedArguments& set : sets) {
+    wire::ArgumentSet arguments;
+    for (const at::Tensor& input : set.inputs) arguments.inputs.push_back(reference_to(input, buffers));
+    for (const at::Tensor& output : set.outputs) arguments.outputs.push_back(reference_to(output, buffers));
+    base.sets.push_back(arguments);
+  }
+  const auto ask = [&](wire::Request request) {
+    request.released = take_released_buffers();
+    try {
+      wire::Reply reply = current_worker().ask(request, buffers, defaults::kWorkerReplyTimeoutSeconds);
+      release_confirmed();
+      if (!reply.ok) throw std::runtime_error(reply.error);
+      if (reply.samples.size() != request.samples) {
+        throw std::runtime_error("the worker returned " + std::to_string(reply.samples.size()) +
+                                 " samples for " + std::to_string(request.samples) + " timed calls");
+      }
+      return reply;
+    } catch (const WorkerFailure&) {
+      discard_worker();
+      throw;
+    }
+  };
+  const int batch = defaults::kWorkerSamplesPerRequest;
+
+  wire::Request warmup = base;
+  warmup.samples = 0;
+  warmup.warmup_milliseconds = options.warmup_milliseconds;
+  ask(warmup);
+
+  // The cost of a request without the kernel: round trip, cache flushes, events.
+  wire::Request empty = base;
+  empty.samples = batch;
+  empty.null_kernel = true;
+  check.empty_request_ms = 0;
+  for (int i = 0; i < 3; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    ask(empty);
+    const double elapsed = milliseconds_since(start);
+    check.empty_request_ms = i == 0 ? elapsed : std::min(check.empty_request_ms, elapsed);
+  }
+
+  Measurement measurement;
+  const auto start = std::chrono::steady_clock::now();
+  while (!sampling_complete(measurement.samples, milliseconds_since(start) / 1e3, options,
+                            measurement.stop_reason)) {
+    wire::Request timed = base;
+    timed.samples = batch;
+    timed.first_set = static_cast<std::uint32_t>(measurement.samples.size() % sets.size());
+    const auto request_start = std::chrono::steady_clock::now();
+    const wire::Reply reply = ask(timed);
+    const double judge_ms = milliseconds_since(request_start);
+    double claimed_ms = 0;
+    for (double sample : reply.samples) claimed_ms += sample;
+    ++check.requests;
+    check.judge_ms += judge_ms;
+    check.claimed_ms += claimed_ms;
+    const std::string violation = check_request_times(judge_ms, claimed_ms, check.empty_request_ms, batch);
+    if (!violation.empty()) {
+      ++check.violations;
+      if (check.first_violation.empty()) check.first_violation = violation;
+    }
+    measurement.samples.insert(measurement.samples.end(), reply.samples.begin(), reply.samples.end());
+  }
+  measurement.summary = summarize_samples(measurement.samples);
+  return measurement;
+}
+
+}  // namespace rkt

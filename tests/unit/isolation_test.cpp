@@ -1,0 +1,137 @@
+// The trust boundary (issue 11): kernels that attack the harness rather than the task. Each is
+// run isolated (the default) and must fail; the attacks that can work inside the judge's own
+// process are also run --in-process, where they succeed: proof that each attack is real and that
+// the isolation is what stops it. Honest kernels pass in both modes.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <map>
+#include <string>
+
+#include "adversary_support.h"
+#include "framework/kernel_library.h"
+#include "framework/supervisor.h"
+#include "framework/worker_timing.h"
+
+namespace rkt {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::case_message;
+using testing::expect_case_status;
+
+// Sets an environment variable for the scope of one test.
+class ScopedVariable {
+ public:
+  ScopedVariable(const char* name, const char* value) : name_(name) { ::setenv(name, value, 1); }
+  ~ScopedVariable() { ::unsetenv(name_); }
+
+ private:
+  const char* name_;
+};
+
+std::map<std::string, CaseRecord> run_isolated(
+    const std::string& filter, const std::string& executable = RKT_ADVERSARIES_EXECUTABLE) {
+  return testing::run_adversary_cases(filter, 60, "", executable);
+}
+
+std::map<std::string, CaseRecord> run_in_process(
+    const std::string& filter, const std::string& executable = RKT_ADVERSARIES_EXECUTABLE) {
+  ScopedVariable mode(kIsolationVariable, "in-process");
+  return testing::run_adversary_cases(filter, 60, "", executable);
+}
+
+const char* const kCorrectness[] = {"correctness_x1", "correctness_x3", "correctness_x0_01",
+                                    "correctness_negated"};
+
+TEST(Isolation, ForgedVerdictRecordsOnEveryDescriptorFail) {
+  const auto cases = run_isolated("relu/forge_verdict_records.correctness_*");
+  for (const char* name : kCorrectness) {
+    expect_case_status(cases, std::string("relu/forge_verdict_records.") + name, "failed");
+  }
+  EXPECT_THAT(case_message(cases, "relu/forge_verdict_records.correctness_x1"),
+              HasSubstr("the worker process"));
+}
+
+TEST(Isolation, ForgedVerdictRecordsPassInProcessWhichIsWhyThatModeIsMarked) {
+  // In the judge's own process the kernel finds the nonce in /proc/self/environ and forges
+  // "passed" and "complete" records: the hole this issue closed. The in-process mode keeps it
+  // (it is for a debugger on one kernel), and every report says so.
+  const auto cases = run_in_process("relu/forge_verdict_records.correctness_x1");
+  expect_case_status(cases, "relu/forge_verdict_records.correctness_x1", "passed");
+}
+
+TEST(Isolation, SecretSeedIsOutOfReach) {
+  ScopedVariable secret("RKT_SECRET_SEED", "271828");
+  const auto isolated = run_isolated("relu/read_secret_seed.correctness_x1");
+  expect_case_status(isolated, "relu/read_secret_seed.correctness_x1", "failed");
+  const auto in_process = run_in_process("relu/read_secret_seed.correctness_x1");
+  expect_case_status(in_process, "relu/read_secret_seed.correctness_x1", "passed");
+}
+
+TEST(Isolation, JudgeMemoryIsOutOfReach) {
+  const auto isolated = run_isolated("relu/read_judge_memory.correctness_x1");
+  expect_case_status(isolated, "relu/read_judge_memory.correctness_x1", "failed");
+}
+
+TEST(Isolation, SignalsToTheJudgeAreRefusedAndEveryVerdictIsKept) {
+  const auto cases = run_isolated("relu/signal_the_judge.*");
+  for (const char* name : kCorrectness) {
+    expect_case_status(cases, std::string("relu/signal_the_judge.") + name, "passed");
+  }
+  EXPECT_GE(cases.size(), 10u);
+}
+
+TEST(Isolation, DispatcherOverrideOfTheReferenceStaysInTheWorker) {
+  const auto isolated = run_isolated("relu/override_reference_dispatch.correctness_x1",
+                                     RKT_DISPATCH_ADVERSARY_EXECUTABLE);
+  expect_case_status(isolated, "relu/override_reference_dispatch.correctness_x1", "failed");
+  const auto in_process = run_in_process("relu/override_reference_dispatch.correctness_x1",
+                                         RKT_DISPATCH_ADVERSARY_EXECUTABLE);
+  expect_case_status(in_process, "relu/override_reference_dispatch.correctness_x1", "passed");
+}
+
+TEST(Isolation, ForgedWorkerRepliesAreProtocolViolations) {
+  const auto cases = run_isolated("relu/forge_worker_replies.correctness_x1");
+  expect_case_status(cases, "relu/forge_worker_replies.correctness_x1", "failed");
+  EXPECT_THAT(case_message(cases, "relu/forge_worker_replies.correctness_x1"),
+              HasSubstr("something other than the worker wrote to its socket"));
+}
+
+TEST(Isolation, FingerprintCacheFailsTheReplayGate) {
+  const auto cases = run_isolated("relu/fingerprint_cache.*");
+  expect_case_status(cases, "relu/fingerprint_cache.correctness_x1", "passed");
+  expect_case_status(cases, "relu/fingerprint_cache.integrity_replay", "failed");
+  EXPECT_THAT(case_message(cases, "relu/fingerprint_cache.integrity_replay"),
+              HasSubstr("call 6: a few elements"));
+}
+
+TEST(Isolation, HonestKernelPassesInBothModes) {
+  for (bool in_process : {false, true}) {
+    const auto cases = in_process ? run_in_process("relu/honest_loop.*") : run_isolated("relu/honest_loop.*");
+    for (const auto& [name, record] : cases) {
+      EXPECT_EQ(record.status, "passed") << (in_process ? "in-process " : "isolated ") << name
+                                         << ": " << record.message;
+    }
+    EXPECT_GE(cases.size(), 10u);
+  }
+}
+
+TEST(TimingCrossCheck, HonestTimesAreExplained) {
+  // 10 calls of 1 ms each, a request with an empty kernel costs 2 ms.
+  EXPECT_EQ(check_request_times(12.3, 10.0, 2.0, 10), "");
+  EXPECT_EQ(check_request_times(10.05, 10.0, 0.04, 10), "");
+}
+
+TEST(TimingCrossCheck, ForgedShortTimesAreCaught) {
+  // The worker claims 1 us per call; the judge saw 10 ms pass.
+  EXPECT_THAT(check_request_times(12.0, 0.01, 2.0, 10), HasSubstr("explain at most"));
+}
+
+TEST(TimingCrossCheck, ClaimsLongerThanTheRequestAreCaught) {
+  EXPECT_THAT(check_request_times(5.0, 50.0, 2.0, 10), HasSubstr("claims"));
+}
+
+}  // namespace
+}  // namespace rkt

@@ -43,6 +43,8 @@ std::vector<Arguments> arguments_of(const wire::Request& request, const BufferMa
 // One prepared call per argument set, for the timed loop: no scrub and no observer inside it.
 class PreparedCall {
  public:
+  PreparedCall(const PreparedCall&) = delete;
+  PreparedCall& operator=(const PreparedCall&) = delete;
   PreparedCall(const KernelSpec& kernel, const Arguments& arguments, void* stream)
       : kernel_(kernel), outputs_(arguments.outputs), io_{arguments.inputs, {}} {
     std::vector<TensorView> input_views, output_views;
@@ -86,18 +88,21 @@ wire::Reply run_measure(const KernelSpec& kernel, const std::vector<Arguments>& 
                         const wire::Request& request) {
   wire::Reply reply;
   KernelStreamScope scope(kernel.device());
-  std::vector<PreparedCall> calls;
-  for (const Arguments& arguments : sets) calls.emplace_back(kernel, arguments, scope.stream());
+  // Held by pointer: a KernelCall points into its PreparedCall, which must not move.
+  std::vector<std::unique_ptr<PreparedCall>> calls;
+  for (const Arguments& arguments : sets) {
+    calls.push_back(std::make_unique<PreparedCall>(kernel, arguments, scope.stream()));
+  }
   const auto start = std::chrono::steady_clock::now();
   for (std::size_t i = 0;; ++i) {
     const double elapsed = std::chrono::duration<double, std::milli>(
                                std::chrono::steady_clock::now() - start).count();
     if (elapsed >= request.warmup_milliseconds) break;
-    if (!request.null_kernel) calls[i % calls.size()]();
+    if (!request.null_kernel) (*calls[i % calls.size()])();
     scope.synchronize();
   }
   for (std::uint32_t s = 0; s < request.samples; ++s) {
-    PreparedCall& call = calls[(request.first_set + s) % calls.size()];
+    PreparedCall& call = *calls[(request.first_set + s) % calls.size()];
     if (request.flush_caches) flush_caches(kernel.device());
     scope.mark_start();
     if (!request.null_kernel) call();

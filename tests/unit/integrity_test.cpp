@@ -20,7 +20,10 @@ TEST(RecycledOutputGate, CatchesUninitialisedOutputsOnTheCpu) {
   const std::string message =
       case_message(cases, "relu/cheat_uninitialised_output.integrity_recycled_output");
   EXPECT_THAT(message, HasSubstr("unwritten or recycled output"));
-  EXPECT_THAT(message, HasSubstr("NaN/Inf where the reference is finite"));
+  // In a worker the uninitialised tensor holds whatever the worker's allocator hands out (never
+  // the reference: it is computed in the judge), so the values are wrong rather than NaN.
+  EXPECT_THAT(message, ::testing::AnyOf(HasSubstr("NaN/Inf where the reference is finite"),
+                                        HasSubstr("outside atol")));
 }
 
 TEST(RecycledOutputGate, CatchesAKernelThatWritesNothing) {

@@ -54,14 +54,6 @@ TEST(Isolation, ForgedVerdictRecordsOnEveryDescriptorFail) {
               HasSubstr("the worker process"));
 }
 
-TEST(Isolation, ForgedVerdictRecordsPassInProcessWhichIsWhyThatModeIsMarked) {
-  // In the judge's own process the kernel finds the nonce in /proc/self/environ and forges
-  // "passed" and "complete" records: the hole this issue closed. The in-process mode keeps it
-  // (it is for a debugger on one kernel), and every report says so.
-  const auto cases = run_in_process("relu/forge_verdict_records.correctness_x1");
-  expect_case_status(cases, "relu/forge_verdict_records.correctness_x1", "passed");
-}
-
 TEST(Isolation, SecretSeedIsOutOfReach) {
   ScopedVariable secret("RKT_SECRET_SEED", "271828");
   const auto isolated = run_isolated("relu/read_secret_seed.correctness_x1");

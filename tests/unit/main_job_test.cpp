@@ -34,7 +34,9 @@ TEST(MainJob, RecordsACrashAndBenchmarksOnlyKernelsThatPassed) {
   const std::string json = read(out + "/results.json");
   EXPECT_THAT(json, HasSubstr("\"schema\": \"rkt-results/1\""));
   EXPECT_THAT(json, HasSubstr("\"finished\": true"));
-  EXPECT_THAT(json, HasSubstr("\"status\": \"crashed\""));
+  // The worker crashed; the judge survived and failed the case, naming the signal.
+  EXPECT_THAT(json, HasSubstr("\"status\": \"failed\""));
+  EXPECT_THAT(json, HasSubstr("signal 11"));
   EXPECT_THAT(json, HasSubstr("its cases did not all pass, and a failing kernel is not timed"));
   EXPECT_THAT(read(out + "/report.md"), HasSubstr("relu/cheat_segfaults"));
   EXPECT_THAT(read(out + "/report.html"), HasSubstr("<svg"));

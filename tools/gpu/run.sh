@@ -5,6 +5,8 @@
 #
 #   bash tools/gpu/run.sh [ctest-regex]
 #   RKT_GPU_STEPS="ctest repeats aoti main" (default: all four) chooses what runs after the build;
+#   "inprocess" (not in the default) reruns the CUDA ctest cases with RKT_ISOLATION=in-process,
+#   "main_inprocess" the main job, to measure what isolation costs;
 #   RKT_MAIN_KERNELS=ID passes --kernel ID to the main job (e.g. "cuda" for the CUDA kernels).
 set -uo pipefail
 steps="${RKT_GPU_STEPS:-ctest repeats aoti main}"
@@ -40,6 +42,15 @@ if [[ " $steps " == *" ctest "* ]]; then
   ctest --test-dir "$build" --output-on-failure -j 4 ${1:+-R "$1"} >"$out/ctest.log" 2>&1
   echo "ctest: exit $?, $(($(date +%s) - start)) s"
 fi
+if [[ " $steps " == *" inprocess "* ]]; then
+  start=$(date +%s)
+  RKT_ISOLATION=in-process ctest --test-dir "$build" --output-on-failure -j 4 -L cuda \
+    >"$out/ctest_inprocess.log" 2>&1
+  echo "ctest -L cuda in-process: exit $?, $(($(date +%s) - start)) s"
+  start=$(date +%s)
+  ctest --test-dir "$build" --output-on-failure -j 4 -L cuda >"$out/ctest_isolated.log" 2>&1
+  echo "ctest -L cuda isolated: exit $?, $(($(date +%s) - start)) s"
+fi
 if [[ " $steps " == *" repeats "* ]]; then
   # The spread of medians over repeated measurements of one kernel and its baseline.
   start=$(date +%s)
@@ -63,6 +74,13 @@ if [[ " $steps " == *" main "* ]]; then
   "$build/bin/rkt" run --out "$out/run" ${RKT_MAIN_KERNELS:+--kernel "$RKT_MAIN_KERNELS"} \
     >"$out/main_job.log" 2>&1
   echo "rkt run: exit $?, $(($(date +%s) - start)) s"
+fi
+
+if [[ " $steps " == *" main_inprocess "* ]]; then
+  start=$(date +%s)
+  "$build/bin/rkt" run --in-process --out "$out/run_inprocess" \
+    ${RKT_MAIN_KERNELS:+--kernel "$RKT_MAIN_KERNELS"} >"$out/main_job_inprocess.log" 2>&1
+  echo "rkt run --in-process: exit $?, $(($(date +%s) - start)) s"
 fi
 
 echo

@@ -47,6 +47,9 @@ struct KernelRun {
   /// Isolated mode: device memory the call added at its peak, measured by the worker, with the
   /// preallocated outputs added (-1 on the CPU or in-process).
   double peak_memory_bytes = -1;  // [bytes]
+  /// Isolated mode on CUDA: entering the kernel to a device-wide synchronisation, measured by the
+  /// worker (-1 when not measured).
+  double device_milliseconds = -1;  // [ms]
 };
 
 /// Calls `kernel` on `inputs` (already on the kernel's device) and returns its outputs once they

@@ -197,6 +197,7 @@ KernelRun invoke_in_worker(const KernelSpec& kernel, const std::vector<at::Tenso
   run.outputs = std::move(outputs);
   run.operators = std::move(reply.operators);
   run.stream_milliseconds = reply.stream_milliseconds;
+  run.device_milliseconds = reply.device_milliseconds;
   if (reply.peak_memory_bytes >= 0) {
     run.peak_memory_bytes = reply.peak_memory_bytes;
     if (!kernel.returns_tensors()) {

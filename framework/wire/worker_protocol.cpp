@@ -123,6 +123,7 @@ std::string encode(const Reply& reply) {
   out.u64(reply.samples.size());
   for (double sample : reply.samples) out.f64(sample);
   out.f64(reply.peak_memory_bytes);
+  out.f64(reply.device_milliseconds);
   return out.bytes();
 }
 
@@ -140,6 +141,7 @@ Reply decode_reply(const std::string& bytes) {
   }
   for (std::uint64_t n = in.count(8); n > 0; --n) reply.samples.push_back(in.f64());
   reply.peak_memory_bytes = in.f64();
+  reply.device_milliseconds = in.f64();
   if (!in.at_end()) throw WireError("trailing bytes after a reply");
   return reply;
 }

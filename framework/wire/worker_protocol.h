@@ -94,6 +94,9 @@ struct Reply {
   std::vector<double> samples;            ///< measure: [ms] one per timed call
   /// call: device memory the call added at its peak (-1 on the CPU, where it is not measured).
   double peak_memory_bytes = -1;  // [bytes]
+  /// call on CUDA: from entering the kernel to a device-wide synchronisation, measured in the
+  /// worker (work launched off the given stream shows here; -1 on the CPU).
+  double device_milliseconds = -1;  // [ms]
 };
 
 std::string encode(const Request& request);

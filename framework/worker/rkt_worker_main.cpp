@@ -71,6 +71,7 @@ int main(int argc, char** argv) {
     std::cerr << "rkt-worker: readying the devices failed: " << error.what() << "\n";
   }
   state.description.sandbox = rkt::enter_worker_sandbox(sandbox);
+  state.description.sandbox += rkt::check_devices_in_sandbox(state.kernels);
   try {
     return rkt::serve_worker_requests(socket, state);
   } catch (const rkt::wire::WireError& error) {

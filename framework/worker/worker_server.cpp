@@ -11,6 +11,10 @@
 #include "framework/kernel_execution.h"
 #include "framework/torch_bridge.h"
 #include "framework/worker/buffer_mapping.h"
+
+#if RKT_WITH_CUDA
+#include <cuda_runtime_api.h>
+#endif
 #include "rkt/torch_kernel.h"
 
 namespace rkt {
@@ -78,6 +82,11 @@ wire::Reply run_call(const KernelSpec& kernel, const Arguments& arguments) {
       scope.synchronize();
     }
   });
+  if (kernel.device() == Device::cuda) {
+    synchronize_device(Device::cuda);
+    reply.device_milliseconds = std::chrono::duration<double, std::milli>(
+                                    std::chrono::steady_clock::now() - executed.call_start).count();
+  }
   reply.ok = true;
   reply.stream_milliseconds = executed.stream_milliseconds;
   reply.operators = std::move(executed.operators);
@@ -123,10 +132,38 @@ void prepare_devices(const std::vector<KernelSpec*>& kernels) {
     KernelStreamScope scope(Device::cuda);
     flush_caches(Device::cuda);
     at::empty({1}, at::TensorOptions().device(at::kCUDA)).fill_(0);
+#if RKT_WITH_CUDA
+    // The default memory pool (cudaMallocAsync, which kernels use for scratch) is set up on its
+    // first use: here, before the sandbox closes the file system.
+    void* probe = nullptr;
+    const auto stream = static_cast<cudaStream_t>(scope.stream());
+    if (cudaMallocAsync(&probe, 256, stream) == cudaSuccess) cudaFreeAsync(probe, stream);
+    cudaStreamSynchronize(stream);
+#endif
     scope.mark_start();
     scope.mark_end();
     scope.elapsed_milliseconds();
   }
+}
+
+std::string check_devices_in_sandbox(const std::vector<KernelSpec*>& kernels) {
+#if RKT_WITH_CUDA
+  bool cuda = false;
+  for (const KernelSpec* kernel : kernels) cuda = cuda || kernel->device() == Device::cuda;
+  if (!cuda || !device_available(Device::cuda)) return "";
+  KernelStreamScope scope(Device::cuda);
+  const auto stream = static_cast<cudaStream_t>(scope.stream());
+  void* probe = nullptr;
+  const cudaError_t status = cudaMallocAsync(&probe, 1 << 20, stream);
+  if (status != cudaSuccess) {
+    return std::string("; NOT WORKING in the sandbox: cudaMallocAsync (") + cudaGetErrorString(status) + ")";
+  }
+  cudaFreeAsync(probe, stream);
+  cudaStreamSynchronize(stream);
+#else
+  (void)kernels;
+#endif
+  return "";
 }
 
 int serve_worker_requests(int socket, WorkerState& state) {

@@ -19,6 +19,10 @@ struct WorkerState {
 /// Serves requests on `socket` until the judge closes it. Returns the process's exit status.
 int serve_worker_requests(int socket, WorkerState& state);
 
+/// What no longer works on the devices once the sandbox is in place ("" when all does): checked
+/// with a cudaMallocAsync on the kernels' stream, since kernels use it for scratch.
+std::string check_devices_in_sandbox(const std::vector<KernelSpec*>& kernels);
+
 /// Readies what a kernel call needs before the sandbox closes the file system: the CUDA context
 /// and stream, the cache-flush buffers (sized from sysfs and the device).
 void prepare_devices(const std::vector<KernelSpec*>& kernels);

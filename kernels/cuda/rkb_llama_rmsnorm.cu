@@ -1,9 +1,7 @@
-// rkb_llama_rmsnorm and rkb_llama_rmsnorm_backward: x (B, T, H) as R = B*T rows of H,
-// y = x * r * w with r = 1 / sqrt(mean(x^2) + 1e-5). All on the call's stream, no atomics (every
-// sum has a fixed order, so repeated calls are bitwise identical).
-//   Forward: one block per row (grid-stride over rows). Thread t keeps columns t, t + blockDim.x,
-//     ... (kItems of them) of the row in registers, the block reduces sum(x^2), and y is written
-//     from the registers: x is read once.
+// rkb_llama_rmsnorm_backward: x (B, T, H) as R = B*T rows of H, y = x * r * w with
+// r = 1 / sqrt(mean(x^2) + 1e-5). All on the call's stream, no atomics (every sum has a fixed
+// order, so repeated calls are bitwise identical). (The forward task's kernel is rmsnorm.cu's
+// fp32 row kernel, which replaced the fp64 forward that lived here.)
 //   Backward: a grid of P = min(R, blocks resident on the device) blocks; block p takes rows p,
 //     p + P, ... in order. Per row: block-reduce sum(x^2) and sum(g*w*x); r as above,
 //     xhat = x * r, grad_x = r * (g*w - xhat * mean(g*w*xhat)). Each thread also adds g*xhat of
@@ -12,7 +10,7 @@
 //     adds the P partials of each column in a fixed order. P depends only on the shape and the
 //     device (SM count, occupancy).
 //   H > kMaxCachedCols (8192, the task's largest H) does not fit the registers: the generic
-//     kernels re-read the row from memory and accumulate the grad_w partials in the scratch rows.
+//     kernel re-reads the row from memory and accumulate the grad_w partials in the scratch rows.
 // Arithmetic is fp64 on the fp32 data (results rounded to fp32 once). Why: for H = 1 the backward
 // cancels catastrophically (grad_x = r g w * eps / (x^2 + eps), a 1e-5 remnant of its terms at
 // unit scale), which fp32 cannot resolve against the float64 reference; and fp64 squares of finite
@@ -53,41 +51,6 @@ __device__ __forceinline__ double inverse_rms(double sum_squares, std::int64_t c
 
 __device__ __forceinline__ int column(int i) {
   return static_cast<int>(threadIdx.x) + i * static_cast<int>(blockDim.x);
-}
-
-template <int kItems>
-__global__ void __launch_bounds__(kMaxThreads)
-    rmsnorm_forward_kernel(const float* __restrict__ x, const float* __restrict__ w,
-                           float* __restrict__ y, std::int64_t rows, std::int64_t cols) {
-  float wv[kItems];
-#pragma unroll
-  for (int i = 0; i < kItems; ++i) {
-    const int c = column(i);
-    wv[i] = c < cols ? w[c] : 0.0f;
-  }
-  for (std::int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
-    const float* xr = x + row * cols;
-    float* yr = y + row * cols;
-    float xv[kItems];
-    double sum_squares[1] = {0.0};
-#pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      const int c = column(i);
-      xv[i] = c < cols ? xr[c] : 0.0f;
-    }
-#pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      const double xd = xv[i];
-      sum_squares[0] = fma(xd, xd, sum_squares[0]);
-    }
-    block_sum_f64(sum_squares);
-    const double r = inverse_rms(sum_squares[0], cols);
-#pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      const int c = column(i);
-      if (c < cols) yr[c] = static_cast<float>(static_cast<double>(xv[i]) * r * wv[i]);
-    }
-  }
 }
 
 // Writes grad_x, and block p's grad_w partial to partial[p * cols + c] for every column c.
@@ -146,24 +109,6 @@ __global__ void __launch_bounds__(kMaxThreads)
 }
 
 // ---- Generic kernels (any H; used beyond kMaxCachedCols) ---------------------------------------
-
-__global__ void __launch_bounds__(kGenericThreads)
-    rmsnorm_forward_generic_kernel(const float* __restrict__ x, const float* __restrict__ w,
-                                   float* __restrict__ y, std::int64_t rows, std::int64_t cols) {
-  for (std::int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
-    const float* xr = x + row * cols;
-    float* yr = y + row * cols;
-    double sum_squares[1] = {0.0};
-    for (std::int64_t c = threadIdx.x; c < cols; c += blockDim.x) {
-      const double xd = xr[c];
-      sum_squares[0] = fma(xd, xd, sum_squares[0]);
-    }
-    block_sum_f64(sum_squares);
-    const double r = inverse_rms(sum_squares[0], cols);
-    for (std::int64_t c = threadIdx.x; c < cols; c += blockDim.x)
-      yr[c] = static_cast<float>(static_cast<double>(xr[c]) * r * w[c]);
-  }
-}
 
 // Same rows-to-blocks split and outputs as rmsnorm_backward_kernel; the grad_w partial is
 // accumulated in place in partial[p * cols + c] (each element has one owning thread).
@@ -274,32 +219,6 @@ std::int64_t resident_blocks(Kernel kernel, int threads) {
   return static_cast<std::int64_t>(std::max(multiprocessors, 1)) * std::max(per_multiprocessor, 1);
 }
 
-void rkb_llama_rmsnorm_cuda(rkt::KernelCall& call) {
-  const rkt::TensorView& x = call.input(0);
-  const rkt::TensorView& weight = call.input(1);
-  const rkt::TensorView& y = call.output(0);
-  cudaStream_t stream = static_cast<cudaStream_t>(call.cuda_stream());
-  const std::int64_t cols = weight.numel();  // H
-  if (cols == 0) return;
-  const std::int64_t rows = x.numel() / cols;  // B * T
-  if (rows == 0) return;
-  const unsigned blocks = static_cast<unsigned>(std::min(rows, kMaxRowBlocks));
-  const float* xp = x.data_as<const float>();
-  const float* wp = weight.data_as<const float>();
-  float* yp = y.data_as<float>();
-
-  if (cols <= kMaxCachedCols) {
-    const CachedTiling tiling = cached_tiling(cols);
-    with_items(tiling.items, [&](auto items) {
-      rmsnorm_forward_kernel<decltype(items)::value>
-          <<<blocks, tiling.threads, 0, stream>>>(xp, wp, yp, rows, cols);
-    });
-  } else {
-    rmsnorm_forward_generic_kernel<<<blocks, kGenericThreads, 0, stream>>>(xp, wp, yp, rows, cols);
-  }
-  RKT_CUDA_CHECK_LAUNCH();
-}
-
 // Inputs: x, w, grad_y. Outputs: grad_x, grad_w.
 void rkb_llama_rmsnorm_backward_cuda(rkt::KernelCall& call) {
   const rkt::TensorView& x = call.input(0);
@@ -365,11 +284,6 @@ void rkb_llama_rmsnorm_backward_cuda(rkt::KernelCall& call) {
 
 }  // namespace
 
-ROBUST_KERNEL_TEST(rkb_llama_rmsnorm, cuda, rkb_llama_rmsnorm_cuda)
-    .device(rkt::Device::cuda)
-    .describe(
-        "One block per row, row held in registers: fp64 block sum of squares, then "
-        "x * r * w");
 ROBUST_KERNEL_TEST(rkb_llama_rmsnorm_backward, cuda, rkb_llama_rmsnorm_backward_cuda)
     .device(rkt::Device::cuda)
     .describe(

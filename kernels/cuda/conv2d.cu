@@ -55,9 +55,11 @@ void conv2d_cuda(rkt::KernelCall& call) {
 
 ROBUST_KERNEL_TEST(conv2d, cuda_implicit_gemm, conv2d_cuda)
     .precision(rkt::Precision::tf32)
-    .describe("Implicit-GEMM 3x3 conv on 3xTF32 tensor cores (cp.async patch gather), bias "
-              "fused into the epilogue");
+    .describe(
+        "Implicit-GEMM 3x3 conv on 3xTF32 tensor cores (cp.async patch gather), bias "
+        "fused into the epilogue");
 ROBUST_KERNEL_TEST(rkb_unet_conv2d, cuda_implicit_gemm, conv2d_cuda)
     .precision(rkt::Precision::tf32)
-    .describe("Implicit-GEMM 3x3 conv on 3xTF32 tensor cores (cp.async patch gather), bias "
-              "fused into the epilogue");
+    .describe(
+        "Implicit-GEMM 3x3 conv on 3xTF32 tensor cores (cp.async patch gather), bias "
+        "fused into the epilogue");

@@ -125,9 +125,8 @@ __global__ void __launch_bounds__(kBlockThreads)
     if (row < rows && t == 0) {
       const std::int64_t tgt = target[row];
       // An out-of-range target is a caller error: report NaN instead of reading out of bounds.
-      row_loss[row] = (tgt >= 0 && tgt < classes)
-                          ? (acc.m - logits[row * classes + tgt]) + logf(acc.s)
-                          : NAN;
+      row_loss[row] =
+          (tgt >= 0 && tgt < classes) ? (acc.m - logits[row * classes + tgt]) + logf(acc.s) : NAN;
     }
   }
 }
@@ -189,8 +188,10 @@ void cross_entropy_cuda(rkt::KernelCall& call) {
 }  // namespace
 
 ROBUST_KERNEL_TEST(cross_entropy, cuda_rowwise, cross_entropy_cuda)
-    .describe("One pass per row (online logsumexp, float4 loads; block or warp per row) into a "
-              "temp buffer, single-block fixed-order mean");
+    .describe(
+        "One pass per row (online logsumexp, float4 loads; block or warp per row) into a "
+        "temp buffer, single-block fixed-order mean");
 ROBUST_KERNEL_TEST(rkb_mnist_cross_entropy, cuda, cross_entropy_cuda)
-    .describe("Same kernel as cross_entropy/cuda_rowwise: warp per row for C < 1024, online "
-              "logsumexp, fixed-order mean");
+    .describe(
+        "Same kernel as cross_entropy/cuda_rowwise: warp per row for C < 1024, online "
+        "logsumexp, fixed-order mean");

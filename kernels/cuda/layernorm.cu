@@ -96,8 +96,8 @@ __global__ void __launch_bounds__(row_cache_max_threads<kItems>())
 
 // Rows beyond the register cache: two-pass statistics re-reading the row, with the same
 // overflow rescale.
-__device__ void streaming_row_stats(const float* __restrict__ xr, std::int64_t cols,
-                                    float inv_cols, float scale, float& mean, float& var) {
+__device__ void streaming_row_stats(const float* __restrict__ xr, std::int64_t cols, float inv_cols,
+                                    float scale, float& mean, float& var) {
   float s = 0.0f;
   for (std::int64_t j = threadIdx.x; j < cols; j += blockDim.x) s += xr[j] * scale;
   mean = block_sum(s) * inv_cols;
@@ -109,8 +109,7 @@ __device__ void streaming_row_stats(const float* __restrict__ xr, std::int64_t c
   var = block_sum(sq) * inv_cols;
 }
 
-__global__ void layernorm_streaming_kernel(const float* __restrict__ x,
-                                           const float* __restrict__ w,
+__global__ void layernorm_streaming_kernel(const float* __restrict__ x, const float* __restrict__ w,
                                            const float* __restrict__ b, float* __restrict__ y,
                                            std::int64_t rows, std::int64_t cols) {
   const float inv_cols = 1.0f / static_cast<float>(cols);
@@ -148,8 +147,8 @@ void layernorm_cuda(rkt::KernelCall& call) {
   float* yp = y.data_as<float>();
   const unsigned blocks = static_cast<unsigned>(std::min(rows, kMaxRowBlocks));
   if (cols > kMaxCachedRow) {
-    layernorm_streaming_kernel<<<blocks, row_block_threads(cols), 0, stream>>>(xp, wp, bp, yp,
-                                                                                rows, cols);
+    layernorm_streaming_kernel<<<blocks, row_block_threads(cols), 0, stream>>>(xp, wp, bp, yp, rows,
+                                                                               cols);
   } else {
     const bool aligned =
         is_aligned16(xp) && is_aligned16(wp) && is_aligned16(bp) && is_aligned16(yp);
@@ -165,5 +164,6 @@ void layernorm_cuda(rkt::KernelCall& call) {
 }  // namespace
 
 ROBUST_KERNEL_TEST(layernorm, cuda_rowwise, layernorm_cuda)
-    .describe("One block per row, row cached in registers (float4 loads): two-pass mean and "
-              "variance over registers, affine normalize; one read, one write");
+    .describe(
+        "One block per row, row cached in registers (float4 loads): two-pass mean and "
+        "variance over registers, affine normalize; one read, one write");

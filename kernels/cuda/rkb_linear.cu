@@ -41,12 +41,12 @@ __device__ __forceinline__ float relu(float v) { return (v > 0.0f || v != v) ? v
 template <int kVec, bool kRelu>
 __global__ void __launch_bounds__(kWarpDotThreads)
     warp_dot_linear_kernel(const float* __restrict__ x, const float* __restrict__ weights,
-                           const float* __restrict__ biases, float* __restrict__ y,
-                           std::int64_t m, std::int64_t n, std::int64_t k) {
+                           const float* __restrict__ biases, float* __restrict__ y, std::int64_t m,
+                           std::int64_t n, std::int64_t k) {
   const int lane = static_cast<int>(threadIdx.x) & 31;
   const std::int64_t warps = static_cast<std::int64_t>(gridDim.x) * (kWarpDotThreads / 32);
-  for (std::int64_t out = static_cast<std::int64_t>(blockIdx.x) * (kWarpDotThreads / 32) +
-                          (threadIdx.x >> 5);
+  for (std::int64_t out =
+           static_cast<std::int64_t>(blockIdx.x) * (kWarpDotThreads / 32) + (threadIdx.x >> 5);
        out < m * n; out += warps) {
     const std::int64_t row = out / n;
     const std::int64_t col = out - row * n;
@@ -66,7 +66,8 @@ __global__ void __launch_bounds__(kWarpDotThreads)
       for (std::int64_t e = lane; e < k; e += 32) sum = fmaf(__ldg(xr + e), __ldg(wr + e), sum);
     }
 #pragma unroll
-    for (int offset = 16; offset > 0; offset >>= 1) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+    for (int offset = 16; offset > 0; offset >>= 1)
+      sum += __shfl_xor_sync(0xffffffffu, sum, offset);
     if (lane == 0) {
       const float v = sum + biases[col];
       y[out] = kRelu ? relu(v) : v;
@@ -121,11 +122,11 @@ void linear_cuda(rkt::KernelCall& call) {
     const unsigned blocks =
         static_cast<unsigned>((m * n + kWarpDotThreads / 32 - 1) / (kWarpDotThreads / 32));
     if (vector) {
-      warp_dot_linear_kernel<4, kRelu><<<blocks, kWarpDotThreads, 0, stream>>>(xp, wp, bp, yp, m,
-                                                                              n, k);
+      warp_dot_linear_kernel<4, kRelu>
+          <<<blocks, kWarpDotThreads, 0, stream>>>(xp, wp, bp, yp, m, n, k);
     } else {
-      warp_dot_linear_kernel<1, kRelu><<<blocks, kWarpDotThreads, 0, stream>>>(xp, wp, bp, yp, m,
-                                                                              n, k);
+      warp_dot_linear_kernel<1, kRelu>
+          <<<blocks, kWarpDotThreads, 0, stream>>>(xp, wp, bp, yp, m, n, k);
     }
     RKT_CUDA_CHECK_LAUNCH();
     return;
@@ -140,12 +141,14 @@ void linear_cuda(rkt::KernelCall& call) {
 
 ROBUST_KERNEL_TEST(rkb_mnist_linear, cuda_tf32x3, linear_cuda<false>)
     .precision(rkt::Precision::tf32)
-    .describe("3xTF32 tensor-core GEMM against n-major weights, bias fused into the epilogue; "
-              "a warp per output for small outputs");
+    .describe(
+        "3xTF32 tensor-core GEMM against n-major weights, bias fused into the epilogue; "
+        "a warp per output for small outputs");
 ROBUST_KERNEL_TEST(rkb_mnist_linear_relu, cuda_tf32x3, linear_cuda<true>)
     .precision(rkt::Precision::tf32)
-    .describe("3xTF32 tensor-core GEMM, bias and ReLU fused into the epilogue (one write of y); "
-              "a warp per output for small outputs");
+    .describe(
+        "3xTF32 tensor-core GEMM, bias and ReLU fused into the epilogue (one write of y); "
+        "a warp per output for small outputs");
 ROBUST_KERNEL_TEST(rkb_unet_linear, cuda_tf32x3, linear_cuda<false>)
     .precision(rkt::Precision::tf32)
     .describe("3xTF32 tensor-core GEMM over (B*T) rows, bias fused into the epilogue");

@@ -107,12 +107,11 @@ void rkb_llama_ffw_cuda(rkt::KernelCall& call) {
   using rkt::cuda_kernels::is_aligned16;
   cudaError_t status = cudaSuccess;
   if (u > 0) {
-    const bool vector = hidden % 4 == 0 && is_aligned16(xp) && is_aligned16(gp) &&
-                        is_aligned16(upp);
-    status = vector ? gemm::launch_tf32x3_gemm(GatedUpProblem<4>{xp, gp, upp, h, m, u, hidden},
-                                               stream)
-                    : gemm::launch_tf32x3_gemm(GatedUpProblem<1>{xp, gp, upp, h, m, u, hidden},
-                                               stream);
+    const bool vector =
+        hidden % 4 == 0 && is_aligned16(xp) && is_aligned16(gp) && is_aligned16(upp);
+    status =
+        vector ? gemm::launch_tf32x3_gemm(GatedUpProblem<4>{xp, gp, upp, h, m, u, hidden}, stream)
+               : gemm::launch_tf32x3_gemm(GatedUpProblem<1>{xp, gp, upp, h, m, u, hidden}, stream);
   }
   if (status == cudaSuccess) {
     // With U = 0 the down GEMM has K = 0 and writes zeros (h is never read).
@@ -131,5 +130,6 @@ void rkb_llama_ffw_cuda(rkt::KernelCall& call) {
 
 ROBUST_KERNEL_TEST(rkb_llama_ffw, cuda_tf32x3, rkb_llama_ffw_cuda)
     .precision(rkt::Precision::tf32)
-    .describe("3xTF32 tensor cores: gate and up GEMMs in one kernel with silu(g) * u fused into "
-              "its epilogue, then the down GEMM");
+    .describe(
+        "3xTF32 tensor cores: gate and up GEMMs in one kernel with silu(g) * u fused into "
+        "its epilogue, then the down GEMM");

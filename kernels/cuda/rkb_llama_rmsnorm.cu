@@ -38,7 +38,6 @@ constexpr int kGenericThreads = 1024;  // [threads per block] of the generic (H 
 constexpr int kSumColumns = 32;        // [columns per block] of sum_partials_kernel
 constexpr int kSumSlices = 8;          // [threads per column] of sum_partials_kernel
 
-
 // r = 1 / sqrt(mean(x^2) + eps) from the row's sum of squares.
 __device__ __forceinline__ double inverse_rms(double sum_squares, std::int64_t cols) {
   return 1.0 / sqrt(sum_squares / static_cast<double>(cols) + kEps);

@@ -31,12 +31,12 @@ __device__ __forceinline__ float nan_max(float a, float b) { return (b > a || b 
 
 __global__ void __launch_bounds__(kThreads)
     conv_relu_pool_kernel(const float* __restrict__ x, const float* __restrict__ w,
-                          const float* __restrict__ bias, float* __restrict__ y, int batch,
-                          int cin, int cout, int h, int wd, int ho, int wo) {
+                          const float* __restrict__ bias, float* __restrict__ y, int batch, int cin,
+                          int cout, int h, int wd, int ho, int wo) {
   const std::int64_t total = std::int64_t{batch} * cout * ho * wo;
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-       i < total; i += stride) {
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
+       i += stride) {
     const int px = static_cast<int>(i % wo);
     std::int64_t rest = i / wo;
     const int py = static_cast<int>(rest % ho);
@@ -95,5 +95,6 @@ void rkb_mnist_conv_relu_pool_cuda(rkt::KernelCall& call) {
 }  // namespace
 
 ROBUST_KERNEL_TEST(rkb_mnist_conv_relu_pool, cuda_fused, rkb_mnist_conv_relu_pool_cuda)
-    .describe("Fused direct 3x3 conv + bias + ReLU + 2x2 max pool, one thread per pooled output "
-              "(fp32 FMA); the conv output never touches memory");
+    .describe(
+        "Fused direct 3x3 conv + bias + ReLU + 2x2 max pool, one thread per pooled output "
+        "(fp32 FMA); the conv output never touches memory");

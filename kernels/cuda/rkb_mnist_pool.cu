@@ -31,8 +31,8 @@ __global__ void __launch_bounds__(kThreads)
                      std::int64_t h, std::int64_t w, std::int64_t ho, std::int64_t wo) {
   const std::int64_t total = planes * ho * wo;
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-       i < total; i += stride) {
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
+       i += stride) {
     const std::int64_t ox = i % wo;
     const std::int64_t rest = i / wo;
     const std::int64_t oy = rest % ho;
@@ -65,7 +65,8 @@ void rkb_mnist_pool_cuda(rkt::KernelCall& call) {
   const float* xp = x.data_as<const float>();
   float* yp = y.data_as<float>();
   const bool pairs = w % 2 == 0 && reinterpret_cast<std::uintptr_t>(xp) % 8 == 0;
-  const unsigned blocks = static_cast<unsigned>(std::min((total + kThreads - 1) / kThreads, kMaxBlocks));
+  const unsigned blocks =
+      static_cast<unsigned>(std::min((total + kThreads - 1) / kThreads, kMaxBlocks));
   if (pairs) {
     max_pool2_kernel<true><<<blocks, kThreads, 0, stream>>>(xp, yp, planes, h, w, ho, wo);
   } else {

@@ -87,8 +87,8 @@ void rkb_resnet_block_cuda(rkt::KernelCall& call) {
   const FirstEpilogue first{BatchNorm{f(2), f(3), f(4), f(5)}, t, g.cin, plane};
   cudaError_t status = conv3x3::launch(f(0), f(1), g, first, stream);
   if (status == cudaSuccess) {
-    const SecondEpilogue second{BatchNorm{f(7), f(8), f(9), f(10)}, f(0), y.data_as<float>(),
-                                g.cin, plane};
+    const SecondEpilogue second{BatchNorm{f(7), f(8), f(9), f(10)}, f(0), y.data_as<float>(), g.cin,
+                                plane};
     status = conv3x3::launch(t, f(6), g, second, stream);
   }
   // Free on the stream (ordered after the kernels) before reporting any launch failure.
@@ -101,5 +101,6 @@ void rkb_resnet_block_cuda(rkt::KernelCall& call) {
 
 ROBUST_KERNEL_TEST(rkb_resnet_block, cuda_implicit_gemm, rkb_resnet_block_cuda)
     .precision(rkt::Precision::tf32)
-    .describe("Two implicit-GEMM 3x3 convs on 3xTF32 tensor cores; BatchNorm, ReLU and the "
-              "residual add fused into their epilogues");
+    .describe(
+        "Two implicit-GEMM 3x3 convs on 3xTF32 tensor cores; BatchNorm, ReLU and the "
+        "residual add fused into their epilogues");

@@ -127,8 +127,8 @@ void launch_rmsnorm_rows(const rkt::KernelCall& call, float eps) {
   float* yp = y.data_as<float>();
   const unsigned blocks = static_cast<unsigned>(std::min(rows, kMaxRowBlocks));
   if (cols > kMaxCachedRow) {
-    rmsnorm_streaming_kernel<<<blocks, row_block_threads(cols), 0, stream>>>(xp, wp, yp, rows,
-                                                                              cols, eps);
+    rmsnorm_streaming_kernel<<<blocks, row_block_threads(cols), 0, stream>>>(xp, wp, yp, rows, cols,
+                                                                             eps);
   } else {
     const bool aligned = is_aligned16(xp) && is_aligned16(wp) && is_aligned16(yp);
     const RowCacheShape shape = choose_row_cache(cols, aligned);
@@ -146,8 +146,10 @@ void rkb_llama_rmsnorm_cuda(rkt::KernelCall& call) { launch_rmsnorm_rows(call, k
 }  // namespace
 
 ROBUST_KERNEL_TEST(rmsnorm, cuda_rowwise, rmsnorm_cuda)
-    .describe("One block per row, row cached in registers (float4 loads): sum of squares over "
-              "registers, then x * rsqrt(mean + eps) * w; one read, one write");
+    .describe(
+        "One block per row, row cached in registers (float4 loads): sum of squares over "
+        "registers, then x * rsqrt(mean + eps) * w; one read, one write");
 ROBUST_KERNEL_TEST(rkb_llama_rmsnorm, cuda, rkb_llama_rmsnorm_cuda)
-    .describe("One block per row of H, row cached in registers (float4 loads): fp32 sum of "
-              "squares over registers, then x * rsqrt(mean + 1e-5) * w; one read, one write");
+    .describe(
+        "One block per row of H, row cached in registers (float4 loads): fp32 sum of "
+        "squares over registers, then x * rsqrt(mean + 1e-5) * w; one read, one write");

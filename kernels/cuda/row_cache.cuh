@@ -145,11 +145,20 @@ void dispatch_row_cache(const RowCacheShape& shape, Launch&& launch) {
   using std::integral_constant;
   const auto with_items = [&](auto width) {
     switch (shape.items) {
-      case 4: launch(width, integral_constant<int, 4>{}); return;
-      case 8: launch(width, integral_constant<int, 8>{}); return;
-      case 16: launch(width, integral_constant<int, 16>{}); return;
-      case 32: launch(width, integral_constant<int, 32>{}); return;
-      default: throw std::logic_error("dispatch_row_cache: unsupported items per thread");
+      case 4:
+        launch(width, integral_constant<int, 4>{});
+        return;
+      case 8:
+        launch(width, integral_constant<int, 8>{});
+        return;
+      case 16:
+        launch(width, integral_constant<int, 16>{});
+        return;
+      case 32:
+        launch(width, integral_constant<int, 32>{});
+        return;
+      default:
+        throw std::logic_error("dispatch_row_cache: unsupported items per thread");
     }
   };
   if (shape.width == 4) {

@@ -85,5 +85,6 @@ void softmax_cuda(rkt::KernelCall& call) {
 }  // namespace
 
 ROBUST_KERNEL_TEST(softmax, cuda_rowwise, softmax_cuda)
-    .describe("One block per row, row cached in registers (float4 loads): max, sum of exp, "
-              "normalize; one read, one write");
+    .describe(
+        "One block per row, row cached in registers (float4 loads): max, sum of exp, "
+        "normalize; one read, one write");

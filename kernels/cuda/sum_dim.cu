@@ -75,5 +75,6 @@ void sum_dim_cuda(rkt::KernelCall& call) {
 }  // namespace
 
 ROBUST_KERNEL_TEST(sum_dim, cuda_rowwise, sum_dim_cuda)
-    .describe("One block per row, row loaded into registers (float4 loads), per-thread sums, "
-              "warp-shuffle block reduction");
+    .describe(
+        "One block per row, row loaded into registers (float4 loads), per-thread sums, "
+        "warp-shuffle block reduction");

@@ -163,7 +163,7 @@ __device__ __forceinline__ void load_rows_contiguous(float* stage, const float* 
   }
 }
 
-// ---- 3xTF32 arithmetic ---------------------------------------------------------------------------
+// ---- 3xTF32 arithmetic --------------------------------------------------------------------------
 
 // x = hi + lo: hi is x truncated to TF32 (exact), lo the remainder rounded to TF32.
 __device__ __forceinline__ void split_tf32(float x, unsigned& hi, unsigned& lo) {
@@ -189,7 +189,7 @@ __device__ __forceinline__ void mma_tf32(float (&d)[4], const unsigned (&a)[4],
 #endif
 }
 
-// ---- The kernel -----------------------------------------------------------------------------------
+// ---- The kernel ---------------------------------------------------------------------------------
 //
 // A Problem provides:
 //   static constexpr int kBN;            columns of C per block per B operand (128 or 64)
@@ -214,7 +214,8 @@ constexpr std::size_t shared_bytes() {
 }
 
 template <class Problem>
-__global__ void __launch_bounds__(kThreads, Problem::kMinBlocksPerSM) tf32x3_gemm_kernel(const Problem problem) {
+__global__ void __launch_bounds__(kThreads, Problem::kMinBlocksPerSM)
+    tf32x3_gemm_kernel(const Problem problem) {
   constexpr int kBN = Problem::kBN;
   constexpr int kNumB = Problem::kNumB;
   constexpr int kWarpN = kBN / kWarpsN;  // columns per warp per B operand
@@ -228,7 +229,7 @@ __global__ void __launch_bounds__(kThreads, Problem::kMinBlocksPerSM) tf32x3_gem
 
   const int warp = static_cast<int>(threadIdx.x) >> 5;
   const int lane = static_cast<int>(threadIdx.x) & 31;
-  const int group = lane >> 2;        // "groupID" of the PTX fragment layouts
+  const int group = lane >> 2;  // "groupID" of the PTX fragment layouts
   const int thread_in_group = lane & 3;
   const int warp_row = (warp / kWarpsN) * kWarpM;
   const int warp_col = (warp % kWarpsN) * kWarpN;
@@ -302,8 +303,9 @@ __global__ void __launch_bounds__(kThreads, Problem::kMinBlocksPerSM) tf32x3_gem
           unsigned a_lo[4];
 #pragma unroll
           for (int r = 0; r < 4; ++r) {
-            split_tf32(a_stage[ALayout::offset(row + 8 * (r & 1), kk + thread_in_group + 4 * (r >> 1))],
-                       a_hi[r], a_lo[r]);
+            split_tf32(
+                a_stage[ALayout::offset(row + 8 * (r & 1), kk + thread_in_group + 4 * (r >> 1))],
+                a_hi[r], a_lo[r]);
           }
 #pragma unroll
           for (int o = 0; o < kNumB; ++o) {
@@ -348,9 +350,9 @@ __global__ void __launch_bounds__(kThreads, Problem::kMinBlocksPerSM) tf32x3_gem
 template <class Problem>
 cudaError_t launch_tf32x3_gemm(const Problem& problem, cudaStream_t stream) {
   constexpr std::size_t kShared = shared_bytes<Problem>();
-  const cudaError_t attribute = cudaFuncSetAttribute(
-      tf32x3_gemm_kernel<Problem>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-      static_cast<int>(kShared));
+  const cudaError_t attribute =
+      cudaFuncSetAttribute(tf32x3_gemm_kernel<Problem>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           static_cast<int>(kShared));
   if (attribute != cudaSuccess) return attribute;
   const std::int64_t n_tiles = (problem.n + Problem::kBN - 1) / Problem::kBN;
   const std::int64_t m_tiles = (problem.m + kBM - 1) / kBM;

@@ -7,9 +7,6 @@
 #define RKT_CUDA_EMULATION 1
 #include "cuda_emulation.h"
 // The emulated headers follow the emulation layer on purpose.
-#include "conv3x3_gemm.cuh"
-#include "tf32x3_gemm.cuh"
-
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -18,6 +15,9 @@
 #include <limits>
 #include <random>
 #include <vector>
+
+#include "conv3x3_gemm.cuh"
+#include "tf32x3_gemm.cuh"
 
 namespace rkt::cuda_kernels::gemm {
 // The dynamic shared memory the kernel declares `extern __shared__`: the largest configuration
@@ -72,7 +72,8 @@ void expect_close(const std::vector<float>& out, const std::vector<double>& ref,
   int bad = 0;
   for (std::size_t i = 0; i < ref.size(); ++i) {
     const int written = stores.counts[i].load();
-    const bool ok = written == 1 && std::fabs(out[i] - ref[i]) <= 1e-4 * rms + 1e-4 * std::fabs(ref[i]);
+    const bool ok =
+        written == 1 && std::fabs(out[i] - ref[i]) <= 1e-4 * rms + 1e-4 * std::fabs(ref[i]);
     if (!ok && ++bad <= 5) {
       ADD_FAILURE() << "element " << i << ": got " << out[i] << ", expected " << ref[i]
                     << ", stored " << written << " times";
@@ -109,8 +110,8 @@ struct MatmulProblem {
 
 template <int kVec>
 void check_matmul(std::int64_t m, std::int64_t n, std::int64_t k, unsigned grid_y_limit = 65535) {
-  SCOPED_TRACE("matmul M=" + std::to_string(m) + " N=" + std::to_string(n) + " K=" +
-               std::to_string(k) + " vec=" + std::to_string(kVec));
+  SCOPED_TRACE("matmul M=" + std::to_string(m) + " N=" + std::to_string(n) +
+               " K=" + std::to_string(k) + " vec=" + std::to_string(kVec));
   const std::vector<float> a = random_vector(m * k, 1);
   const std::vector<float> b = random_vector(k * n, 2);
   std::vector<float> c(m * n, kNaN);
@@ -159,8 +160,9 @@ struct LinearProblem {
 
 template <int kVec, bool kRelu>
 void check_linear(std::int64_t m, std::int64_t n, std::int64_t k) {
-  SCOPED_TRACE("linear M=" + std::to_string(m) + " N=" + std::to_string(n) + " K=" +
-               std::to_string(k) + " vec=" + std::to_string(kVec) + " relu=" + std::to_string(kRelu));
+  SCOPED_TRACE("linear M=" + std::to_string(m) + " N=" + std::to_string(n) +
+               " K=" + std::to_string(k) + " vec=" + std::to_string(kVec) +
+               " relu=" + std::to_string(kRelu));
   const std::vector<float> x = random_vector(m * k, 3);
   const std::vector<float> w = random_vector(n * k, 4);
   const std::vector<float> bias = random_vector(n, 5);
@@ -210,8 +212,8 @@ struct GatedProblem {
 
 template <int kVec>
 void check_gated(std::int64_t m, std::int64_t n, std::int64_t k) {
-  SCOPED_TRACE("gated M=" + std::to_string(m) + " N=" + std::to_string(n) + " K=" +
-               std::to_string(k) + " vec=" + std::to_string(kVec));
+  SCOPED_TRACE("gated M=" + std::to_string(m) + " N=" + std::to_string(n) +
+               " K=" + std::to_string(k) + " vec=" + std::to_string(kVec));
   const std::vector<float> x = random_vector(m * k, 6);
   const std::vector<float> gate = random_vector(n * k, 7);
   const std::vector<float> up = random_vector(n * k, 8);

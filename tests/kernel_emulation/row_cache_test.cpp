@@ -5,11 +5,11 @@
 #define RKT_CUDA_EMULATION 1
 #include "cuda_emulation.h"
 // The emulated header follows the emulation layer on purpose.
-#include "row_cache.cuh"
-
 #include <gtest/gtest.h>
 
 #include <vector>
+
+#include "row_cache.cuh"
 
 namespace {
 
@@ -75,8 +75,9 @@ void check_dispatched(std::int64_t n, bool vectorizable) {
 }
 
 TEST(RowCacheLayout, EveryElementOnceForTypicalAndEdgeLengths) {
-  for (const std::int64_t n : {1, 2, 3, 4, 5, 31, 32, 33, 100, 300, 1023, 1024, 1025, 4095, 4096,
-                               8191, 8192, 8193, 16384, 20000, 32767, 32768}) {
+  for (const std::int64_t n :
+       {1,    2,    3,    4,    5,    31,   32,   33,    100,   300,   1023,
+        1024, 1025, 4095, 4096, 8191, 8192, 8193, 16384, 20000, 32767, 32768}) {
     check_dispatched(n, false);
     check_dispatched(n, true);
   }

@@ -8,7 +8,12 @@
 //     its columns to registers that persist over the block's rows: block p's partial of grad_w,
 //     written to partial[p][H] (cudaMallocAsync scratch on the stream). sum_partials_kernel then
 //     adds the P partials of each column in a fixed order. P depends only on the shape and the
-//     device (SM count, occupancy).
+//     device (SM count, occupancy). For H <= 4096 each block loads its next row of x and g into
+//     a second register set before reducing the current one (one 512-thread block per SM would
+//     otherwise leave memory idle during every block-wide reduction; run 8 measured 0.45 ms, 42%
+//     of the copy rate for its 805 MB at 16 x 1024 x 4096; expected now about 0.25-0.3 ms).
+//     Registers (nvcc 13.0, sm_90): 122 for the default H = 4096 (8 items, prefetching), 40-64
+//     for shorter rows, 128 with 108 bytes of spill for 4097-8192 (16 items, no prefetch).
 //   H > kMaxCachedCols (8192, the task's largest H) does not fit the registers: the generic
 //     kernel re-reads the row from memory and accumulate the grad_w partials in the scratch rows.
 // Arithmetic is fp64 on the fp32 data (results rounded to fp32 once). Why: for H = 1 the backward
@@ -52,10 +57,30 @@ __device__ __forceinline__ int column(int i) {
   return static_cast<int>(threadIdx.x) + i * static_cast<int>(blockDim.x);
 }
 
+// Loads this thread's columns of row `row` of x and g (zeros beyond cols).
+template <int kItems>
+__device__ __forceinline__ void load_row_columns(const float* __restrict__ x,
+                                                 const float* __restrict__ g, std::int64_t row,
+                                                 std::int64_t cols, float (&xv)[kItems],
+                                                 float (&gv)[kItems]) {
+  const float* xr = x + row * cols;
+  const float* gr = g + row * cols;
+#pragma unroll
+  for (int i = 0; i < kItems; ++i) {
+    const int c = column(i);
+    const bool in = c < cols;
+    xv[i] = in ? xr[c] : 0.0f;
+    gv[i] = in ? gr[c] : 0.0f;
+  }
+}
+
 // Writes grad_x, and block p's grad_w partial to partial[p * cols + c] for every column c.
 // Registers per thread: x and g of its columns and its fp64 columns of the partial; w[c] is read
-// where needed (every row uses the same H values, so they stay in L1/L2).
-template <int kItems>
+// where needed (every row uses the same H values, so they stay in L1/L2). With kPrefetch, the
+// block's next row of x and g is loaded into a second set of registers before the current row's
+// reductions, so its memory latency overlaps them (one block per SM otherwise leaves the memory
+// system idle during every block-wide reduction).
+template <int kItems, bool kPrefetch>
 __global__ void __launch_bounds__(kMaxThreads)
     rmsnorm_backward_kernel(const float* __restrict__ x, const float* __restrict__ w,
                             const float* __restrict__ g, float* __restrict__ grad_x,
@@ -63,18 +88,23 @@ __global__ void __launch_bounds__(kMaxThreads)
   double grad_w_sum[kItems];  // this thread's columns of block p's grad_w partial
 #pragma unroll
   for (int i = 0; i < kItems; ++i) grad_w_sum[i] = 0.0;
+  float xv[kItems];
+  float gv[kItems];
+  if (kPrefetch && blockIdx.x < rows) load_row_columns(x, g, blockIdx.x, cols, xv, gv);
   for (std::int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
-    const float* xr = x + row * cols;
-    const float* gr = g + row * cols;
     float* gxr = grad_x + row * cols;
-    float xv[kItems];
-    float gv[kItems];
+    float xn[kItems];
+    float gn[kItems];
+    if constexpr (kPrefetch) {
+      const std::int64_t next = row + gridDim.x;
+      if (next < rows) {
+        load_row_columns(x, g, next, cols, xn, gn);  // in flight during this row's work
+      } else {
 #pragma unroll
-    for (int i = 0; i < kItems; ++i) {
-      const int c = column(i);
-      const bool in = c < cols;
-      xv[i] = in ? xr[c] : 0.0f;
-      gv[i] = in ? gr[c] : 0.0f;
+        for (int i = 0; i < kItems; ++i) xn[i] = gn[i] = 0.0f;
+      }
+    } else {
+      load_row_columns(x, g, row, cols, xv, gv);
     }
     double sums[2] = {0.0, 0.0};  // sum x^2, sum g*w*x
 #pragma unroll
@@ -98,6 +128,13 @@ __global__ void __launch_bounds__(kMaxThreads)
         grad_w_sum[i] = fma(static_cast<double>(gv[i]), xhat, grad_w_sum[i]);
       }
     }
+    if constexpr (kPrefetch) {
+#pragma unroll
+      for (int i = 0; i < kItems; ++i) {
+        xv[i] = xn[i];
+        gv[i] = gn[i];
+      }
+    }
   }
   double* mine = partial + blockIdx.x * cols;
 #pragma unroll
@@ -106,6 +143,11 @@ __global__ void __launch_bounds__(kMaxThreads)
     if (c < cols) mine[c] = grad_w_sum[i];
   }
 }
+
+// Whether the kItems variant prefetches the next row: the 16-item variant would need more than
+// the 128 registers a 512-thread block allows (nvcc 13.0), so it does not; the 1-item variant
+// spilled 8 bytes with it (rows of at most 512, launch-bound anyway).
+constexpr bool prefetches(int items) { return items >= 2 && items <= 8; }
 
 // ---- Generic kernels (any H; used beyond kMaxCachedCols) ---------------------------------------
 
@@ -242,7 +284,9 @@ void rkb_llama_rmsnorm_backward_cuda(rkt::KernelCall& call) {
     std::int64_t resident = 0;
     if (cached) {
       with_items(tiling.items, [&](auto items) {
-        resident = resident_blocks(rmsnorm_backward_kernel<decltype(items)::value>, tiling.threads);
+        resident = resident_blocks(
+            rmsnorm_backward_kernel<decltype(items)::value, prefetches(decltype(items)::value)>,
+            tiling.threads);
       });
     } else {
       resident = resident_blocks(rmsnorm_backward_generic_kernel, kGenericThreads);
@@ -259,7 +303,7 @@ void rkb_llama_rmsnorm_backward_cuda(rkt::KernelCall& call) {
     const unsigned blocks = static_cast<unsigned>(parts);
     if (cached) {
       with_items(tiling.items, [&](auto items) {
-        rmsnorm_backward_kernel<decltype(items)::value>
+        rmsnorm_backward_kernel<decltype(items)::value, prefetches(decltype(items)::value)>
             <<<blocks, tiling.threads, 0, stream>>>(xp, wp, gp, gxp, partial, rows, cols);
       });
     } else {

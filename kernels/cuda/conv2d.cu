@@ -10,8 +10,8 @@
 // faster than cuDNN fp32, but slower than cuDNN with TF32 (0.12 ms in run 8) for the reason
 // matmul.cu gives (a single TF32 product fails the tf32 tolerance). unet_conv2d's 128 M-tiles
 // leave part of the GPU idle. Claimed precision: tf32 (measured error close to fp32's).
-// Registers (nvcc 13.0, sm_90, -Xptxas -v): 101 / 121 (64-channel tiles, 16- / 4-byte weight
-// copies, two blocks per SM), 153 / 190 (128-channel tiles, one block per SM); no spills.
+// Registers (nvcc 13.0, sm_90, -Xptxas -v): 95 / 117 (64-channel tiles, 16- / 4-byte weight
+// copies, two blocks per SM), 143 / 187 (128-channel tiles, one block per SM); no spills.
 #include <cuda_runtime.h>
 
 #include <cstdint>

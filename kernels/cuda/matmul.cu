@@ -12,8 +12,8 @@
 // (see tf32x3_gemm.cuh), so one-MMA speed is not available to a correct kernel; and mma.sync
 // reaches only part of Hopper's wgmma rate.
 // Claimed precision: tf32 (its measured error is close to fp32's).
-// Registers (nvcc 13.0, sm_90, -Xptxas -v): 128 with 16-byte copies (two blocks per SM; 8 bytes
-// of spill, outside the main loop), 228 with 4-byte copies (one block per SM), no spills there.
+// Registers (nvcc 13.0, sm_90, -Xptxas -v): 128 with 16-byte copies (two blocks per SM; 20 bytes
+// of spill), 245 with 4-byte copies (one block per SM, no spills).
 #include <cuda_runtime.h>
 
 #include <cstdint>

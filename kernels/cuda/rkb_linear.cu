@@ -16,8 +16,8 @@
 // compute-bound at the 3xTF32 rate (expected 60-80 TFLOP/s, about 0.5 ms): slower than eager
 // TF32 (cuBLAS, one TF32 product per MMA), for the reason matmul.cu gives (one TF32 product
 // fails the tf32 tolerance). Claimed precision: tf32 (measured error close to fp32's).
-// Registers (nvcc 13.0, sm_90, -Xptxas -v): GEMM 128 with 16-byte copies (two blocks per SM; 4
-// bytes of spill), 232 with 4-byte copies (one block per SM, no spills); warp-dot kernels 40-48,
+// Registers (nvcc 13.0, sm_90, -Xptxas -v): GEMM 128 with 16-byte copies (two blocks per SM; 16
+// bytes of spill), 238 with 4-byte copies (one block per SM, no spills); warp-dot kernels 40-48,
 // no spills.
 #include <cuda_runtime.h>
 

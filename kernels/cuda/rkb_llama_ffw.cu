@@ -15,8 +15,9 @@
 // matmul.cu gives (one TF32 product fails the tf32 tolerance). Scratch: 4 M U bytes (940 MB at
 // the default size; the eager reference materialises several tensors of that size).
 // Claimed precision: tf32 (measured error close to fp32's).
-// Registers (nvcc 13.0, sm_90, -Xptxas -v): 128 for both GEMMs with 16-byte copies (two blocks
-// per SM, no spills); 206 / 224 with 4-byte copies (one block per SM, no spills).
+// Registers (nvcc 13.0, sm_90, -Xptxas -v): with 16-byte copies (two blocks per SM) 125 for the
+// gated GEMM (no spills) and 128 for the down GEMM (16 bytes of spill); 227 / 238 with 4-byte
+// copies (one block per SM, no spills).
 #include <cuda_runtime.h>
 
 #include <cstdint>

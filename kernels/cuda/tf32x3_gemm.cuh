@@ -52,9 +52,10 @@ constexpr int kBK = 32;        // k per pipeline stage
 constexpr int kStages = 3;     // cp.async pipeline depth
 constexpr int kWarpsM = 2;     // warp grid over the block tile
 constexpr int kWarpsN = 4;
-constexpr int kWarpM = kBM / kWarpsM;  // 64 rows per warp
-constexpr int kMTiles = kWarpM / 16;   // m16 tiles per warp
-constexpr std::int64_t kMaxGridY = 65535;
+constexpr int kWarpM = kBM / kWarpsM;           // 64 rows per warp
+constexpr int kMTiles = kWarpM / 16;            // m16 tiles per warp
+constexpr std::int64_t kMaxGridX = 2147483647;  // [blocks] CUDA's limit of gridDim.x
+constexpr std::int64_t kGroupM = 8;  // M-tiles per group of the block order (L2 reuse of B)
 
 // ---- Shared-memory layouts of one stage of one operand --------------------------------------
 
@@ -234,13 +235,20 @@ __global__ void __launch_bounds__(kThreads, Problem::kMinBlocksPerSM)
   const int warp_row = (warp / kWarpsN) * kWarpM;
   const int warp_col = (warp % kWarpsN) * kWarpN;
 
-  const std::int64_t n0 = static_cast<std::int64_t>(blockIdx.x) * kBN;
+  // The block's tile, from its linear index (a 1-D grid of M-tiles x N-tiles blocks). Blocks are
+  // ordered in groups of kGroupM M-tiles: the blocks resident at once share a few A row panels,
+  // and each B column panel is read from memory once per group instead of once per M-tile
+  // (LLaMA's 470 MB of gate and up weights would otherwise stream from memory 128 times).
   const std::int64_t m_tiles = (problem.m + kBM - 1) / kBM;
+  const std::int64_t n_tiles = (problem.n + kBN - 1) / kBN;
+  const std::int64_t per_group = kGroupM * n_tiles;
+  const std::int64_t group_first = blockIdx.x / per_group * kGroupM;
+  const std::int64_t group_rows = m_tiles - group_first < kGroupM ? m_tiles - group_first : kGroupM;
+  const std::int64_t in_group = blockIdx.x % per_group;
+  const std::int64_t m0 = (group_first + in_group % group_rows) * kBM;
+  const std::int64_t n0 = in_group / group_rows * kBN;
   const int k_tiles = static_cast<int>((problem.k + kBK - 1) / kBK);
-
-  for (std::int64_t m_tile = blockIdx.y; m_tile < m_tiles; m_tile += gridDim.y) {
-    const std::int64_t m0 = m_tile * kBM;
-
+  {
     float acc[kNumB][kMTiles][kNTiles][4];
 #pragma unroll
     for (int o = 0; o < kNumB; ++o)
@@ -260,7 +268,6 @@ __global__ void __launch_bounds__(kThreads, Problem::kMinBlocksPerSM)
         problem.load_b(o, stage + ALayout::kFloats + o * BLayout::kFloats, n0, k0);
     };
 
-    __syncthreads();  // the previous m tile's readers are done with the stages
 #pragma unroll
     for (int s = 0; s < kStages - 1; ++s) {
       if (s < k_tiles) load_stage(s);
@@ -356,8 +363,9 @@ cudaError_t launch_tf32x3_gemm(const Problem& problem, cudaStream_t stream) {
   if (attribute != cudaSuccess) return attribute;
   const std::int64_t n_tiles = (problem.n + Problem::kBN - 1) / Problem::kBN;
   const std::int64_t m_tiles = (problem.m + kBM - 1) / kBM;
-  const dim3 grid(static_cast<unsigned>(n_tiles),
-                  static_cast<unsigned>(std::min(m_tiles, kMaxGridY)));
+  const std::int64_t tiles = n_tiles * m_tiles;  // one block per tile, a 1-D grid
+  if (tiles > kMaxGridX) return cudaErrorInvalidConfiguration;
+  const dim3 grid(static_cast<unsigned>(tiles));
   tf32x3_gemm_kernel<Problem><<<grid, kThreads, kShared, stream>>>(problem);
   return cudaGetLastError();
 }

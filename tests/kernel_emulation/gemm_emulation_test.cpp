@@ -1,7 +1,7 @@
 // Runs the tensor-core GEMM of kernels/cuda/tf32x3_gemm.cuh (and the implicit-GEMM convolution of
 // conv3x3_gemm.cuh) on the CPU through cuda_emulation.h, and compares the results with a float64
 // reference: tails in every dimension, 16- and 4-byte copy paths, both B layouts, two B operands,
-// the convolution's gather and epilogues, and a grid shorter than the M tiles (the M-tile loop).
+// the convolution's gather and epilogues, and the grouped block order (a full and a partial group).
 // Every output element must be written exactly once (outputs start as NaN; the problems count
 // stores). The Problem structs mirror those of matmul.cu, rkb_linear.cu and rkb_llama_ffw.cu.
 #define RKT_CUDA_EMULATION 1
@@ -48,11 +48,10 @@ struct StoreCounter {
 };
 
 template <class Problem>
-void run(const Problem& problem, unsigned grid_y_limit = 65535) {
+void run(const Problem& problem) {
   const std::int64_t n_tiles = (problem.n + Problem::kBN - 1) / Problem::kBN;
   const std::int64_t m_tiles = (problem.m + gemm::kBM - 1) / gemm::kBM;
-  const EmulatedDim3 grid{static_cast<unsigned>(n_tiles),
-                          static_cast<unsigned>(std::min<std::int64_t>(m_tiles, grid_y_limit)), 1};
+  const EmulatedDim3 grid{static_cast<unsigned>(n_tiles * m_tiles), 1, 1};  // as launched
   const auto poison_shared = [] {
     float* s = reinterpret_cast<float*>(gemm::shared_raw);
     const std::size_t floats = 4 * (sizeof(gemm::shared_raw) / sizeof(float4));
@@ -109,14 +108,14 @@ struct MatmulProblem {
 };
 
 template <int kVec>
-void check_matmul(std::int64_t m, std::int64_t n, std::int64_t k, unsigned grid_y_limit = 65535) {
+void check_matmul(std::int64_t m, std::int64_t n, std::int64_t k) {
   SCOPED_TRACE("matmul M=" + std::to_string(m) + " N=" + std::to_string(n) +
                " K=" + std::to_string(k) + " vec=" + std::to_string(kVec));
   const std::vector<float> a = random_vector(m * k, 1);
   const std::vector<float> b = random_vector(k * n, 2);
   std::vector<float> c(m * n, kNaN);
   StoreCounter stores(m * n);
-  run(MatmulProblem<kVec>{a.data(), b.data(), c.data(), &stores, m, n, k}, grid_y_limit);
+  run(MatmulProblem<kVec>{a.data(), b.data(), c.data(), &stores, m, n, k});
   std::vector<double> ref(m * n, 0.0);
   for (std::int64_t i = 0; i < m; ++i)
     for (std::int64_t j = 0; j < n; ++j)
@@ -126,7 +125,8 @@ void check_matmul(std::int64_t m, std::int64_t n, std::int64_t k, unsigned grid_
 
 TEST(Tf32x3GemmEmulation, MatmulVectorCopiesWithTails) { check_matmul<4>(130, 136, 72); }
 TEST(Tf32x3GemmEmulation, MatmulScalarCopiesOddShapes) { check_matmul<1>(33, 45, 70); }
-TEST(Tf32x3GemmEmulation, MatmulMTileLoopBeyondTheGrid) { check_matmul<4>(300, 8, 8, 1); }
+// 10 M-tiles x 2 N-tiles: one full group of kGroupM = 8 M-tiles and a partial group of 2.
+TEST(Tf32x3GemmEmulation, MatmulGroupedBlockOrder) { check_matmul<4>(1240, 136, 4); }
 TEST(Tf32x3GemmEmulation, MatmulEmptyK) { check_matmul<1>(3, 5, 0); }
 
 // ---- linear: x [M, K] @ w [N, K]^T + bias, optional ReLU (B k-contiguous) --------------------

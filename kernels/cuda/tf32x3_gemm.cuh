@@ -10,8 +10,9 @@
 // parts are below 2^-20 of |a * b|, so the result is close to an fp32 SIMT GEMM. Why not plain
 // TF32 (one mma instead of three): its per-product error (about 3e-4 relative) puts a few
 // elements per hundred thousand of a 4096^3 product outside the tf32 tolerance near zero
-// crossings (atol 1e-3 x rms, checked against a float64 reference on the CPU: 15 of 524,288 for
-// 512 x 4096 x 1024), so a 1xTF32 kernel (and cuBLAS with TF32 on) fails the correctness cases.
+// crossings (atol 1e-3 x rms; tools/tf32_rounding_check.py, on the CPU against float64: 16 of
+// 524,288 for 512 x 4096 x 1024, 3xTF32 none), so a 1xTF32 kernel (and cuBLAS with TF32 on)
+// fails the correctness cases.
 // Kernels built on this header claim tf32 precision all the same (their error is far inside it),
 // because the tensor cores' fp32 accumulation is not specified as IEEE round-to-nearest.
 //

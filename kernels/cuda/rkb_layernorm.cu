@@ -19,6 +19,21 @@
 // and fp64 squares of finite fp32 values cannot overflow, so no rescale pass is needed for huge x.
 // The passes stay memory-bound (a few fp64 operations per 4-byte element).
 // Scratch (chunk and row statistics, 32 bytes per chunk) comes from cudaMallocAsync on the stream.
+//
+// The forward's fast path (rows of kResidentMinCols to about 7.6M elements; the default is 16 rows
+// of 4,194,304): one cooperative kernel, one block of 1024 threads per SM, each holding a
+// contiguous segment of the current row in shared memory (127 KB at the default size). Per row:
+// each block loads its segment from x (float4 when aligned) and writes its fp64 sum and M2
+// (two-pass over shared memory) to scratch; a grid-wide barrier; each block's first warp combines
+// all segments' statistics in segment order (Chan, as above: the same order in every block), and
+// the block normalizes its segment from shared memory. x is read once and y written once
+// (537 MB at the default size: 0.127 ms at 4.2 TB/s, against the three passes' 805 MB); one
+// grid barrier per row. Expected: about 0.17-0.2 ms (the three-pass path took 0.317 ms, the
+// compiled baseline 0.336 ms in run 8). When the device cannot co-schedule the grid (no
+// cooperative launch, too little shared memory) or the row is outside that range, the three
+// passes run instead. Registers (nvcc 13.0, sm_90): 64 / 56 (resident kernel, 16- / 4-byte
+// accesses), no spills.
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -26,6 +41,7 @@
 
 #include "rkt/cuda_check.h"
 #include "rkt/kernel.h"
+#include "row_cache.cuh"
 #include "row_reduction.cuh"
 
 namespace {
@@ -33,6 +49,7 @@ namespace {
 using rkt::cuda_kernels::block_sum_f64;
 using rkt::cuda_kernels::row_launch_config;
 using rkt::cuda_kernels::RowLaunch;
+using rkt::cuda_kernels::warp_sum_f64;
 
 constexpr double kEps = 1e-5;
 constexpr int kChunkThreads = 256;                              // [threads per chunk block]
@@ -61,7 +78,6 @@ struct RowStats {
 __device__ __forceinline__ std::int64_t chunk_length(std::int64_t begin, std::int64_t cols) {
   return cols - begin < kChunk ? cols - begin : kChunk;
 }
-
 
 // Pass 1. Block `task` takes chunk task / rows of row task % rows: consecutive blocks read the same
 // chunk of w (backward) for different rows, so it is served from L2. g and w are unused (may be
@@ -214,6 +230,174 @@ __global__ void layernorm_backward_apply_kernel(
   }
 }
 
+// ---- Forward, resident rows (one cooperative kernel) ----------------------------------------
+
+constexpr int kResidentThreads = 1024;  // [threads per block], one block/SM
+constexpr std::int64_t kResidentMinCols = std::int64_t{1} << 16;  // shorter rows: three passes
+constexpr std::size_t kResidentStaticShared = 4096;  // [bytes] allowance for static shared memory
+
+// Statistics of one block's segment of one row (scratch layout: [row][block]).
+struct SegmentStats {
+  double sum;    // sum x
+  double m2;     // sum (x - m_s)^2, m_s = sum / count
+  double count;  // elements in the segment (0 for blocks past the row's end)
+  double unused;
+};
+
+// Block b owns columns [b * segment, min((b + 1) * segment, cols)) of every row, held in dynamic
+// shared memory. kVec: 16-byte accesses (cols and segment multiples of 4, pointers aligned).
+template <bool kVec>
+__global__ void __launch_bounds__(kResidentThreads, 1)
+    layernorm_resident_kernel(const float* __restrict__ x, const float* __restrict__ w,
+                              const float* __restrict__ b, float* __restrict__ y,
+                              SegmentStats* __restrict__ partial, std::int64_t rows,
+                              std::int64_t cols, std::int64_t segment) {
+  extern __shared__ float4 resident_raw[];
+  float* seg = reinterpret_cast<float*>(resident_raw);
+  __shared__ double row_mean_rstd[2];
+  cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+  const std::int64_t begin = static_cast<std::int64_t>(blockIdx.x) * segment;
+  const int n = static_cast<int>(begin < cols ? min(segment, cols - begin) : 0);
+  const int tid = static_cast<int>(threadIdx.x);
+  const int threads = static_cast<int>(blockDim.x);
+  const int blocks = static_cast<int>(gridDim.x);
+
+  for (std::int64_t row = 0; row < rows; ++row) {
+    const float* xs = x + row * cols + begin;
+    // Load the segment and sum it.
+    double sum[1] = {0.0};
+    if constexpr (kVec) {
+      const float4* xs4 = reinterpret_cast<const float4*>(xs);
+#pragma unroll 4
+      for (int i = tid; i < n / 4; i += threads) {
+        const float4 q = __ldg(xs4 + i);
+        resident_raw[i] = q;
+        sum[0] += (static_cast<double>(q.x) + static_cast<double>(q.y)) +
+                  (static_cast<double>(q.z) + static_cast<double>(q.w));
+      }
+    } else {
+#pragma unroll 4
+      for (int i = tid; i < n; i += threads) {
+        const float v = __ldg(xs + i);
+        seg[i] = v;
+        sum[0] += static_cast<double>(v);
+      }
+    }
+    block_sum_f64(sum);  // also orders the shared-memory stores before the reads below
+    const double mean_s = n > 0 ? sum[0] / static_cast<double>(n) : 0.0;
+    double m2[1] = {0.0};
+    for (int i = tid; i < n; i += threads) {
+      const double d = static_cast<double>(seg[i]) - mean_s;
+      m2[0] = fma(d, d, m2[0]);
+    }
+    block_sum_f64(m2);
+    if (tid == 0) {
+      partial[row * blocks + blockIdx.x] = SegmentStats{sum[0], m2[0], static_cast<double>(n), 0.0};
+    }
+    grid.sync();  // every segment's statistics of this row are written
+
+    // The row's mean and rstd from all segments, in segment order (the same in every block).
+    if (tid < 32) {
+      const SegmentStats* ps = partial + row * blocks;
+      double total = 0.0;
+      for (int p = tid; p < blocks; p += 32) total += ps[p].sum;
+      const double mean = warp_sum_f64(total) / static_cast<double>(cols);
+      double m2_total = 0.0;
+      for (int p = tid; p < blocks; p += 32) {
+        if (ps[p].count > 0.0) {
+          const double shift = ps[p].sum / ps[p].count - mean;
+          m2_total += ps[p].m2 + ps[p].count * shift * shift;
+        }
+      }
+      m2_total = warp_sum_f64(m2_total);
+      if (tid == 0) {
+        row_mean_rstd[0] = mean;
+        row_mean_rstd[1] = 1.0 / sqrt(m2_total / static_cast<double>(cols) + kEps);
+      }
+    }
+    __syncthreads();
+    const double mean = row_mean_rstd[0];
+    const double rstd = row_mean_rstd[1];
+
+    // Normalize the segment from shared memory.
+    float* ys = y + row * cols + begin;
+    const float* ws = w + begin;
+    const float* bs = b + begin;
+    if constexpr (kVec) {
+      for (int i = tid; i < n / 4; i += threads) {
+        const float4 v = resident_raw[i];
+        const float4 wv = __ldg(reinterpret_cast<const float4*>(ws) + i);
+        const float4 bv = __ldg(reinterpret_cast<const float4*>(bs) + i);
+        float4 out;
+        out.x = static_cast<float>(fma((static_cast<double>(v.x) - mean) * rstd,
+                                       static_cast<double>(wv.x), static_cast<double>(bv.x)));
+        out.y = static_cast<float>(fma((static_cast<double>(v.y) - mean) * rstd,
+                                       static_cast<double>(wv.y), static_cast<double>(bv.y)));
+        out.z = static_cast<float>(fma((static_cast<double>(v.z) - mean) * rstd,
+                                       static_cast<double>(wv.z), static_cast<double>(bv.z)));
+        out.w = static_cast<float>(fma((static_cast<double>(v.w) - mean) * rstd,
+                                       static_cast<double>(wv.w), static_cast<double>(bv.w)));
+        reinterpret_cast<float4*>(ys)[i] = out;
+      }
+    } else {
+      for (int i = tid; i < n; i += threads) {
+        ys[i] = static_cast<float>(fma((static_cast<double>(seg[i]) - mean) * rstd,
+                                       static_cast<double>(ws[i]), static_cast<double>(bs[i])));
+      }
+    }
+    __syncthreads();  // the segment and row_mean_rstd are reused by the next row
+  }
+}
+
+// Runs the resident forward if the device can hold the grid; returns false (having launched
+// nothing) when it cannot, so that the caller runs the three passes.
+bool try_layernorm_resident(const float* x, const float* w, const float* b, float* y,
+                            std::int64_t rows, std::int64_t cols, cudaStream_t stream) {
+  if (cols < kResidentMinCols) return false;
+  int device = 0;
+  RKT_CUDA_CHECK(cudaGetDevice(&device));
+  int cooperative = 0;
+  int multiprocessors = 0;
+  int max_shared = 0;
+  RKT_CUDA_CHECK(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device));
+  RKT_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device));
+  RKT_CUDA_CHECK(
+      cudaDeviceGetAttribute(&max_shared, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  if (cooperative == 0 || multiprocessors <= 0) return false;
+  const std::int64_t blocks = multiprocessors;  // one per SM: the grid must be co-resident
+  const std::int64_t segment = ((cols + blocks - 1) / blocks + 3) / 4 * 4;
+  const std::size_t shared = static_cast<std::size_t>(segment) * sizeof(float);
+  if (shared + kResidentStaticShared > static_cast<std::size_t>(max_shared)) return false;
+
+  const bool vec = cols % 4 == 0 && rkt::cuda_kernels::is_aligned16(x) &&
+                   rkt::cuda_kernels::is_aligned16(w) && rkt::cuda_kernels::is_aligned16(b) &&
+                   rkt::cuda_kernels::is_aligned16(y);
+  const void* kernel = vec ? reinterpret_cast<const void*>(layernorm_resident_kernel<true>)
+                           : reinterpret_cast<const void*>(layernorm_resident_kernel<false>);
+  RKT_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      static_cast<int>(shared)));
+  int per_multiprocessor = 0;
+  RKT_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel,
+                                                               kResidentThreads, shared));
+  if (per_multiprocessor < 1) return false;
+
+  SegmentStats* partial = nullptr;
+  RKT_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&partial),
+                                 static_cast<std::size_t>(rows * blocks) * sizeof(SegmentStats),
+                                 stream));
+  void* args[] = {&x, &w, &b, &y, &partial, &rows, &cols, const_cast<std::int64_t*>(&segment)};
+  const cudaError_t status = cudaLaunchCooperativeKernel(
+      kernel, dim3(static_cast<unsigned>(blocks)), dim3(kResidentThreads), args, shared, stream);
+  const cudaError_t free_status = cudaFreeAsync(partial, stream);
+  RKT_CUDA_CHECK(free_status);
+  if (status == cudaErrorCooperativeLaunchTooLarge) {  // e.g. SMs taken by another context
+    (void)cudaGetLastError();                          // not sticky: clear it, run three passes
+    return false;
+  }
+  RKT_CUDA_CHECK(status);
+  return true;
+}
+
 unsigned grid_blocks(std::int64_t work_items, std::int64_t per_block) {
   return static_cast<unsigned>(std::min((work_items + per_block - 1) / per_block, kMaxGridBlocks));
 }
@@ -260,6 +444,10 @@ void rkb_layernorm_cuda(rkt::KernelCall& call) {
   if (cols == 0) return;
   const std::int64_t rows = x.numel() / cols;  // B
   if (rows == 0) return;
+  if (try_layernorm_resident(x.data_as<const float>(), weight.data_as<const float>(),
+                             bias.data_as<const float>(), y.data_as<float>(), rows, cols, stream)) {
+    return;
+  }
   const std::int64_t chunks = (cols + kChunk - 1) / kChunk;
 
   const Scratch scratch = allocate_scratch(rows, chunks, stream);
@@ -319,8 +507,9 @@ void rkb_layernorm_backward_cuda(rkt::KernelCall& call) {
 ROBUST_KERNEL_TEST(rkb_layernorm, cuda, rkb_layernorm_cuda)
     .device(rkt::Device::cuda)
     .describe(
-        "Multi-block rows: per-chunk fp64 two-pass stats combined per row (Chan), then "
-        "a column-parallel normalize over the samples");
+        "Rows resident in shared memory across one block per SM (cooperative kernel): fp64 "
+        "segment stats, one grid barrier per row, normalize from shared memory; three-pass "
+        "fallback");
 ROBUST_KERNEL_TEST(rkb_layernorm_backward, cuda, rkb_layernorm_backward_cuda)
     .device(rkt::Device::cuda)
     .describe(

@@ -91,7 +91,7 @@ RKT_TASK(kb_l2_003)
     })
     .bytes([](const Dims& s) {
       return kFloatBytes * (count(s, {"B", "Cin", "D", "H", "W"}) + 27 * count(s, {"Cin", "Cout"}) +
-                            4 * size(s, "Cout") + 1 + count(s, {"B", "Cout", "D", "H", "W"}));
+                            3 * size(s, "Cout") + 1 + count(s, {"B", "Cout", "D", "H", "W"}));
     })
     .flops([](const Dims& s) { return 2 * 27 * count(s, {"B", "Cin", "D", "H", "W", "Cout"}); });
 
@@ -617,9 +617,9 @@ RKT_TASK(kb_l2_023)
     .default_dims({{"B", 128}, {"Cin", 3}, {"Cout", 24}, {"D", 24}, {"H", 32}, {"W", 32}})
     .small_dims({{"B", 2}, {"Cin", 3}, {"Cout", 8}, {"D", 5}, {"H", 6}, {"W", 7}})
     .domain("B", 1, 128)
-    .domain("D", 3, 24)
-    .domain("H", 3, 32)
-    .domain("W", 3, 32)
+    .domain("D", 4, 24)
+    .domain("H", 4, 32)
+    .domain("W", 4, 32)
     .reference([](const Tensors& in) {
       const at::Tensor y = group_norm(at::conv3d(in[0], in[1], in[2]), 8, in[3], in[4]);
       return Tensors{y.mean({1, 2, 3, 4})};

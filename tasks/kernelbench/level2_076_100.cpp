@@ -441,8 +441,8 @@ RKT_TASK(kb_l2_092)
     .small_dims({{"B", 2}, {"Cin", 3}, {"Cout", 16}, {"H", 10}, {"W", 11}})
     .domain("B", 1, 128)
     .domain("Cin", 1, 8)
-    .domain("H", 3, 128)
-    .domain("W", 3, 128)
+    .domain("H", 4, 128)
+    .domain("W", 4, 128)
     .reference([](const Tensors& in) {
       const at::Tensor z = at::conv2d(in[0], in[1], in[2]);
       const at::Tensor y = z + at::hardswish(at::tanh(group_norm(z, 16, in[3], in[4], kNormEps)));

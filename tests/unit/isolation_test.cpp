@@ -84,6 +84,15 @@ TEST(Isolation, DispatcherOverrideOfTheReferenceStaysInTheWorker) {
   expect_case_status(in_process, "relu/override_reference_dispatch.correctness_x1", "passed");
 }
 
+TEST(Isolation, PrecisionLoweringOverrideOfTheReferenceStaysInTheWorker) {
+  const auto isolated = run_isolated("matmul/lower_reference_precision.correctness_x1",
+                                     RKT_DISPATCH_ADVERSARY_EXECUTABLE);
+  expect_case_status(isolated, "matmul/lower_reference_precision.correctness_x1", "failed");
+  const auto in_process = run_in_process("matmul/lower_reference_precision.correctness_x1",
+                                         RKT_DISPATCH_ADVERSARY_EXECUTABLE);
+  expect_case_status(in_process, "matmul/lower_reference_precision.correctness_x1", "passed");
+}
+
 TEST(Isolation, ForgedWorkerRepliesAreProtocolViolations) {
   const auto cases = run_isolated("relu/forge_worker_replies.correctness_x1");
   expect_case_status(cases, "relu/forge_worker_replies.correctness_x1", "failed");

@@ -254,7 +254,7 @@ int judge_twin_outputs(const std::string& directory, const std::string& task_fil
     }
     if (twins.count(task->id()) == 0) {
       out << "MISSING  " << task->id() << ": no twin (TWINS[\"" << task->id()
-          << "\"] in tasks/twins/*.py); every forward task needs one for its compiled baseline\n";
+          << "\"] in a twin module); every forward task needs one for its compiled baseline\n";
       ++failed;
       ++missing;
       continue;

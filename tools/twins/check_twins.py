@@ -17,6 +17,7 @@
 Exits non-zero when any task disagrees or lacks its twin.
 """
 import argparse
+import importlib
 import os
 import subprocess
 import sys
@@ -35,6 +36,7 @@ def run_twins(work, twins):
 
     torch.backends.cuda.matmul.allow_tf32 = False  # float32 means float32 (CPU in CI anyway)
     torch.backends.cudnn.allow_tf32 = False
+    tensor_list_builder = importlib.import_module("torch.jit._pickle").build_tensorlist
     started, ran = time.time(), 0
     with open(os.path.join(work, "cases.tsv")) as manifest:
         for line in manifest:
@@ -44,7 +46,7 @@ def run_twins(work, twins):
             base = os.path.join(work, "cases", stem)
             # The C++ torch::pickle_save rebuilds a tensor list with this one function; allowing
             # it keeps torch.load's weights-only mode (no arbitrary code) for everything else.
-            with torch.serialization.safe_globals([torch.jit._pickle.build_tensorlist]):
+            with torch.serialization.safe_globals([tensor_list_builder]):
                 inputs = torch.load(base + ".inputs.pt")
             try:
                 with torch.no_grad():
@@ -87,7 +89,8 @@ def main():
         ran, seconds = run_twins(work, twins)
         with open(os.path.join(work, "twins.tsv"), "w") as listing:
             for task, (function, _digest) in sorted(twins.items()):
-                listing.write(f"{task}\t{function.__module__}\n")
+                source = os.path.relpath(function.__code__.co_filename, REPO)
+                listing.write(f"{task}\t{source}\n")
         print(f"check_twins: ran {ran} twin cases from {args.twins} in {seconds:.1f} s",
               flush=True)
         checked = subprocess.run([args.rkt, "twin-check", "--dir", work] + task_option)

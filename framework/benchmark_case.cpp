@@ -192,6 +192,28 @@ Measurement time_baseline(const TaskSpec& declared_task, Device device,
   return time_reference(runner, device, sets);
 }
 
+std::vector<BaselineMeasurement> measure_baselines(const TaskSpec& declared_task, Device device) {
+  const TaskSpec& task = declared_task.configured(0);
+  KernelSpec stand_in(task.id(), "baseline", {}, device, "", 0);
+  const std::vector<PreparedCase> sets = prepare_input_sets(stand_in, task);
+  KernelStreamScope stream_scope(device);
+  std::vector<BaselineMeasurement> measurements;
+  for (const std::string& name : baseline_names()) {
+    BaselineMeasurement measurement;
+    measurement.name = name;
+    BaselinePrecision precision(name);
+    const ReferenceRunner runner =
+        baseline_runner(task, device, name, sets, measurement.absent_reason);
+    if (runner) {
+      measurement.timing = time_reference(runner, device, sets);
+      measurement.peak_memory_bytes =
+          peak_bytes_added(device, [&] { runner(sets[0].device_inputs); });
+    }
+    measurements.push_back(std::move(measurement));
+  }
+  return measurements;
+}
+
 BenchmarkRecord benchmark_kernel(const KernelSpec& kernel, const TaskSpec& declared_task,
                                  const std::string& peaks_cache) {
   const TaskSpec& task = declared_task.configured(0);

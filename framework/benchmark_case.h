@@ -18,6 +18,19 @@ const std::vector<std::string>& baseline_names();
 BenchmarkRecord benchmark_kernel(const KernelSpec& kernel, const TaskSpec& task,
                                  const std::string& peaks_cache = "");
 
+/// One baseline measured without a kernel (`rkt baselines`).
+struct BaselineMeasurement {
+  std::string name;           ///< "eager_fp32", "eager_tf32" or "compiled"
+  std::string absent_reason;  ///< Set when the baseline cannot run; then nothing was timed.
+  Measurement timing;
+  double peak_memory_bytes = -1;  // [B] added by one call above resident inputs; -1 unknown
+};
+
+/// Every baseline of `task`'s primary config at its test dims on `device`, in baseline_names()
+/// order, timed as benchmark_kernel times them (same input sets, cache flush, stopping rule),
+/// with the peak memory of one call. Throws when the inputs cannot be prepared.
+std::vector<BaselineMeasurement> measure_baselines(const TaskSpec& task, Device device);
+
 /// Times only `kernel` (for Google Benchmark entries).
 Measurement time_kernel(const KernelSpec& kernel, const TaskSpec& task);
 /// Times only one baseline of `task` on `device`; `absent_reason` is set when it cannot run.

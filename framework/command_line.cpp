@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/baseline_table.h"
 #include "framework/compiled_baseline.h"
 #include "framework/google_benchmark_entries.h"
 #include "framework/gtest_expansion.h"
@@ -23,6 +24,7 @@
 #include "framework/seeding.h"
 #include "framework/supervisor.h"
 #include "framework/task_filter.h"
+#include "framework/twin_agreement.h"
 #include "framework/verdict_channel.h"
 #include "rkt/defaults.h"
 #include "rkt/registration.h"
@@ -41,11 +43,26 @@ Usage:
                                     each kernel that passed them against its task's baselines;
                                     writes DIR/results.json, report.md, report.html
                                     (default DIR: runs/<UTC time>)
-  rkt filter [--json]               judges every task: flagged when its outputs barely depend
-                                    on its inputs or a trivial kernel passes it
+  rkt filter [--json]               judges every task: excluded from aggregates when a kernel
+                                    that does no real work passes it (or robust-kbench's
+                                    statistics find it degenerate), precision-blind when only
+                                    the reference in bf16 passes; counts per source, wall time
   rkt catalog                       the task catalog in Markdown (docs/tasks.md)
   rkt aoti-spec [--device cpu|cuda] what tools/aoti/build_packages.py builds for the compiled
                                     baseline: each task's package path and input shapes (JSON)
+  rkt baselines [--out DIR] [--task ID[,ID...]] [--device cpu|cuda]
+                                    the baseline table: every task's eager fp32, eager TF32 and
+                                    compiled medians with 95% intervals, peak memory and the
+                                    physical floor; DIR/results.json, report.md, report.html,
+                                    rewritten after each task; a second run into the same DIR
+                                    measures only tasks not yet measured (default DIR:
+                                    runs/baselines-<UTC time>; device: cuda when visible)
+  rkt twin-inputs --dir DIR [--task ID]
+  rkt twin-check --dir DIR [--task ID]
+                                    the twin agreement check's two halves (run both through
+                                    tools/twins/check_twins.py): write each forward task's
+                                    inputs at the small dims on the four distributions; judge
+                                    the twins' outputs against the float64 reference
   rkt bench [--benchmark_* flags]   Google Benchmark entries for every kernel and baseline
                                     (e.g. --benchmark_filter=softmax --benchmark_out=b.json
                                     --benchmark_out_format=json, for compare.py)
@@ -279,17 +296,7 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
     } else if (options.json) {
       std::cout << task_verdicts_json(verdicts, seconds);
     } else {
-      int flagged = 0;
-      for (const TaskVerdict& verdict : verdicts) {
-        std::cout << (verdict.flagged ? "FLAGGED " : "ok      ") << verdict.task << "\n";
-        for (const std::string& reason : verdict.reasons) std::cout << "        " << reason << "\n";
-        for (const std::string& note : verdict.notes) {
-          std::cout << "        note (not every config): " << note << "\n";
-        }
-        flagged += verdict.flagged;
-      }
-      std::cout << verdicts.size() << " tasks, " << flagged << " flagged, in " << seconds
-                << " s\n";
+      std::cout << task_verdicts_text(verdicts, seconds);
     }
     return 0;
   }
@@ -298,6 +305,9 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
     print_compiled_spec(std::cout, options.device == "cpu" ? Device::cpu : Device::cuda);
     return 0;
   }
+  if (command == "twin-inputs") return run_twin_inputs_command(args);
+  if (command == "twin-check") return run_twin_check_command(args);
+  if (command == "baselines") return run_baselines_command(args);
   if (command == "bench") {
     std::vector<char*> bench_argv = {argv[0]};
     for (int i = 2; i < argc; ++i) bench_argv.push_back(argv[i]);

@@ -122,6 +122,18 @@ void print_task_catalog(std::ostream& out, const std::vector<TaskVerdict>& verdi
          "Configs are the cartesian product of the task's axes; a kernel must pass every one. Dims, "
          "bytes and flops are those of the primary (first) config at its default (benchmark) "
          "size; on the CPU each config's dims are capped by the small dims.\n\n"
+         "The filter column is `rkt filter`'s verdict (docs/architecture.md, \"The task filter\"): "
+         "**EXCLUDED** tasks are left out of aggregate scores (a kernel that does no real work "
+         "passes every distribution of every config, or robust-kbench's statistics find the "
+         "outputs degenerate) but stay runnable; **precision-blind** tasks are scored and marked "
+         "(the reference computed in bf16 passes fp32 correctness everywhere, so a precision "
+         "claim cannot be verified); notes are findings on some distributions or configs only.\n\n"
+         "| source | tasks | excluded | precision-blind | with notes |\n|---|---|---|---|---|\n";
+  for (const auto& [source, counts] : count_by_source(verdicts)) {
+    out << "| " << source << " | " << counts.tasks << " | " << counts.excluded << " | "
+        << counts.precision_blind << " | " << counts.with_notes << " |\n";
+  }
+  out << "\n"
          "| task | description | configs | inputs | default dims | small dims | bytes | flops | "
          "filter |\n"
          "|---|---|---|---|---|---|---|---|---|\n";
@@ -139,9 +151,11 @@ void print_task_catalog(std::ostream& out, const std::vector<TaskVerdict>& verdi
     }
     for (const TaskVerdict& task_verdict : verdicts) {
       if (task_verdict.task != task->id()) continue;
-      verdict = task_verdict.flagged ? "FLAGGED" : "ok";
+      verdict = task_verdict.excluded()          ? "**EXCLUDED**"
+                : task_verdict.precision_blind() ? "**precision-blind**"
+                                                 : "ok";
       for (const std::string& reason : task_verdict.reasons) verdict += "; " + reason;
-      for (const std::string& note : task_verdict.notes) verdict += "; note (not all configs): " + note;
+      for (const std::string& note : task_verdict.notes) verdict += "; note: " + note;
     }
     char bytes[32], flops[32];
     std::snprintf(bytes, sizeof bytes, "%.3g", task->minimal_bytes(task->default_dims()));

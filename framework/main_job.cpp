@@ -112,8 +112,8 @@ int run_main_job(const MainJobOptions& options) {
     }
   }
 
-  // The task filter first: kernels of flagged tasks are still tested, but marked and left out
-  // of the aggregates.
+  // The task filter first: kernels of excluded tasks are still tested, but marked and left out
+  // of the aggregates; kernels of precision-blind tasks are scored and marked.
   std::map<std::string, TaskVerdict> task_verdicts;
   for (const KernelSpec* kernel : kernels) {
     if (task_verdicts.count(kernel->task_id()) == 0) {
@@ -142,8 +142,8 @@ int run_main_job(const MainJobOptions& options) {
     entry.precision = to_string(kernel.precision());
     for (const auto& [gate, reason] : kernel.waived_gates()) entry.waived_gates[to_string(gate)] = reason;
     entry.allowed_operators = kernel.allowed_operators();
-    entry.task_flagged = task_verdicts[entry.task].flagged;
-    entry.flag_reasons = task_verdicts[entry.task].reasons;
+    entry.task_severity = to_string(task_verdicts[entry.task].severity);
+    entry.task_reasons = task_verdicts[entry.task].reasons;
 
     // Correctness, properties and integrity gates; then the benchmark, only when they passed
     // (a kernel that fails a gate is not timed: its numbers would mean nothing).

@@ -79,7 +79,7 @@ std::string memory_efficiency_text(const DeviceAggregates& aggregates) {
 }
 
 bool scored(const KernelReport& kernel) {
-  return !kernel.task_flagged && kernel.correct() && kernel.benchmark.measured &&
+  return !kernel.task_excluded() && kernel.correct() && kernel.benchmark.measured &&
          !kernel.benchmark.impossible && kernel.benchmark.spot_check_failures == 0;
 }
 
@@ -108,12 +108,13 @@ std::vector<DeviceAggregates> aggregate(const std::vector<KernelReport>& kernels
     std::map<std::string, int> fast;
     for (const KernelReport& kernel : kernels) {
       if (kernel.device != device) continue;
-      if (kernel.task_flagged) {
-        ++aggregates.flagged_left_out;
+      if (kernel.task_excluded()) {
+        ++aggregates.excluded_left_out;
         continue;
       }
       if (kernel.verdict() == "skipped") continue;
       ++aggregates.kernels;
+      if (kernel.task_precision_blind()) ++aggregates.precision_blind;
       if (kernel.correct()) ++aggregates.correct;
       if (kernel.benchmark.impossible) ++aggregates.impossible;
       if (!scored(kernel)) continue;
@@ -151,7 +152,7 @@ std::vector<DeviceAggregates> aggregate(const std::vector<KernelReport>& kernels
 
 std::string results_json(const RunReport& report) {
   std::ostringstream out;
-  out << "{\n  \"schema\": \"rkt-results/1\",\n  \"started_utc\": "
+  out << "{\n  \"schema\": \"rkt-results/2\",\n  \"started_utc\": "
       << json_string(report.started_utc) << ",\n  \"seed\": " << report.seed
       << ",\n  \"hidden_inputs\": " << json_string(report.hidden_inputs)
       << ",\n  \"isolation\": " << json_string(report.isolation)
@@ -176,10 +177,11 @@ std::string results_json(const RunReport& report) {
         << ", \"device\": " << json_string(kernel.device)
         << ", \"precision\": " << json_string(kernel.precision)
         << ", \"verdict\": " << json_string(kernel.verdict())
-        << ", \"task_flagged\": " << (kernel.task_flagged ? "true" : "false")
-        << ", \"flag_reasons\": [";
-    for (std::size_t r = 0; r < kernel.flag_reasons.size(); ++r) {
-      out << (r ? ", " : "") << json_string(kernel.flag_reasons[r]);
+        << ", \"task_severity\": " << json_string(kernel.task_severity)
+        << ", \"precision_claim\": " << json_string(kernel.precision_claim())
+        << ", \"task_reasons\": [";
+    for (std::size_t r = 0; r < kernel.task_reasons.size(); ++r) {
+      out << (r ? ", " : "") << json_string(kernel.task_reasons[r]);
     }
     out << "]"
         << ", \"seconds\": " << number(kernel.seconds) << ",\n     \"waived_gates\": {";
@@ -243,7 +245,8 @@ std::string results_json(const RunReport& report) {
         << ", \"kernels\": " << agg.kernels << ", \"correct\": " << agg.correct
         << ", \"correctness_rate\": " << number(agg.correctness_rate)
         << ", \"impossible\": " << agg.impossible
-        << ", \"flagged_left_out\": " << agg.flagged_left_out << ", \"fast_p\": {";
+        << ", \"excluded_left_out\": " << agg.excluded_left_out
+        << ", \"precision_blind\": " << agg.precision_blind << ", \"fast_p\": {";
     bool first_p = true;
     for (const auto& [p, share] : agg.fast_p) {
       out << (first_p ? "" : ", ") << json_string(p) << ": " << number(share);
@@ -285,12 +288,22 @@ std::string report_markdown(const RunReport& report) {
         << geomean_speedup_text(agg, "strongest") << " | " << memory_efficiency_text(agg)
         << " |\n";
   }
+  for (const DeviceAggregates& agg : aggregate(report.kernels)) {
+    if (agg.excluded_left_out == 0 && agg.precision_blind == 0) continue;
+    out << "\n" << agg.device << ": " << agg.excluded_left_out
+        << " kernels of excluded tasks left out of the summary; " << agg.precision_blind
+        << " kernels on precision-blind tasks scored, their precision claims unverifiable.\n";
+  }
   out << "\n## Kernels\n\n| kernel | device | verdict | cases passed/failed/skipped | median "
          "ms | noise | speedup vs strongest [95% CI] | floor ms | bandwidth | flops |\n"
          "|---|---|---|---|---|---|---|---|---|---|\n";
   for (const KernelReport& kernel : report.kernels) {
     const BenchmarkRecord& b = kernel.benchmark;
-    out << "| " << kernel.full_id() << (kernel.task_flagged ? " (task flagged)" : "") << " | "
+    out << "| " << kernel.full_id()
+        << (kernel.task_excluded()          ? " (task excluded)"
+            : kernel.task_precision_blind() ? " (task precision-blind)"
+                                            : "")
+        << " | "
         << kernel.device << " | " << kernel.verdict() << (b.impossible ? " (impossible)" : "")
         << " | " << kernel.cases.count("passed") << "/"
         << kernel.cases.count("failed") + kernel.cases.count("crashed") << "/"
@@ -317,9 +330,13 @@ std::string report_markdown(const RunReport& report) {
       for (const std::string& name : kernel.allowed_operators) notes << " " << name;
       notes << "\n";
     }
-    for (const std::string& reason : kernel.flag_reasons) {
-      notes << "- " << kernel.full_id() << ": task flagged, left out of the summary: " << reason
-            << "\n";
+    for (const std::string& reason : kernel.task_reasons) {
+      notes << "- " << kernel.full_id()
+            << (kernel.task_excluded()
+                    ? ": task excluded, left out of the summary: "
+                    : ": task precision-blind, the " + kernel.precision +
+                          " claim is unverifiable on it: ")
+            << reason << "\n";
     }
     for (const CaseRecord& record : kernel.cases.cases) {
       if (record.status == "failed" || record.status == "crashed") {
@@ -432,7 +449,15 @@ std::string report_html(const RunReport& report) {
   std::set<std::string> tasks;
   for (const KernelReport& kernel : report.kernels) tasks.insert(kernel.task);
   for (const std::string& task : tasks) {
-    out << "<h2>" << html_escape(task) << "</h2>\n<table><tr><th>kernel</th><th>device</th>"
+    std::string mark;
+    for (const KernelReport& kernel : report.kernels) {
+      if (kernel.task != task) continue;
+      if (kernel.task_excluded()) mark = " (excluded from the summary by the task filter)";
+      if (kernel.task_precision_blind()) {
+        mark = " (precision-blind: precision claims on it are unverifiable)";
+      }
+    }
+    out << "<h2>" << html_escape(task + mark) << "</h2>\n<table><tr><th>kernel</th><th>device</th>"
            "<th>verdict</th><th>median ms</th><th>IQR ms</th><th>samples</th>";
     for (const char* name : {"eager_fp32", "eager_tf32", "compiled"}) {
       out << "<th>" << name << " ms</th><th>speedup [95% CI]</th>";

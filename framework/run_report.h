@@ -19,17 +19,25 @@ struct KernelReport {
   SupervisedRun cases;
   BenchmarkRecord benchmark;
   double seconds = 0;
-  bool task_flagged = false;  ///< Left out of aggregates (the task filter flagged the task).
-  std::vector<std::string> flag_reasons;
+  /// The task filter's verdict on the task (TaskSeverity): "healthy", "precision_blind" (scored,
+  /// marked; the kernel's precision claim is unverifiable) or "excluded" (left out of aggregates).
+  std::string task_severity = "healthy";
+  std::vector<std::string> task_reasons;  ///< Why, when not healthy.
 
   std::string full_id() const { return task + "/" + kernel; }
+  bool task_excluded() const { return task_severity == "excluded"; }
+  bool task_precision_blind() const { return task_severity == "precision_blind"; }
+  /// "verified", or "unverifiable" on a precision-blind task (a bf16 computation passes it).
+  std::string precision_claim() const {
+    return task_precision_blind() ? "unverifiable" : "verified";
+  }
   /// "pass" (every case passed or was skipped for a stated reason), "skipped" (nothing ran:
   /// no device), or "FAIL".
   std::string verdict() const;
   bool correct() const { return verdict() == "pass"; }
 };
 
-/// Aggregates over the kernels of one device, flagged tasks and unmeasured kernels left out.
+/// Aggregates over the kernels of one device, excluded tasks and unmeasured kernels left out.
 struct DeviceAggregates {
   std::string device;
   int kernels = 0;                ///< Counted kernels (measured or failed; not skipped).
@@ -39,7 +47,8 @@ struct DeviceAggregates {
   std::map<std::string, double> geomean_speedup;  ///< baseline name or "strongest" -> geomean
   double geomean_memory_efficiency = 0;           ///< against the strongest baseline
   int impossible = 0;
-  int flagged_left_out = 0;
+  int excluded_left_out = 0;  ///< Kernels of excluded tasks (not counted anywhere else).
+  int precision_blind = 0;    ///< Counted kernels on precision-blind tasks.
 };
 
 /// fast_p as KernelBench counts it: correct (every gate passed), not impossible, and faster than
@@ -57,7 +66,7 @@ struct RunReport {
   bool finished = false;
 };
 
-/// results.json: the documented schema "rkt-results/1" (docs/results_schema.md).
+/// results.json: the documented schema "rkt-results/2" (docs/results_schema.md).
 std::string results_json(const RunReport& report);
 /// report.md: a summary for a pull request or CI.
 std::string report_markdown(const RunReport& report);

@@ -17,9 +17,9 @@ double quantile(std::vector<double> samples, double q) {
   return samples[below] + fraction * (samples[above] - samples[below]);
 }
 
-double relative_noise_of_median(std::vector<double> samples) {
+std::pair<double, double> median_confidence_interval(std::vector<double> samples) {
   const std::size_t n = samples.size();
-  if (n < 3) return INFINITY;
+  if (n == 0) return {0, 0};
   std::sort(samples.begin(), samples.end());
   const double half_width_ranks = 0.98 * std::sqrt(static_cast<double>(n));  // 1.96 / 2 sqrt(n)
   const double center = (static_cast<double>(n) - 1) / 2;
@@ -27,8 +27,12 @@ double relative_noise_of_median(std::vector<double> samples) {
     rank = std::clamp(rank, 0.0, static_cast<double>(n - 1));
     return samples[static_cast<std::size_t>(std::lround(rank))];
   };
-  const double low = at_rank(center - half_width_ranks);
-  const double high = at_rank(center + half_width_ranks);
+  return {at_rank(center - half_width_ranks), at_rank(center + half_width_ranks)};
+}
+
+double relative_noise_of_median(std::vector<double> samples) {
+  if (samples.size() < 3) return INFINITY;
+  const auto [low, high] = median_confidence_interval(samples);
   const double median = quantile(samples, 0.5);
   return median > 0 ? (high - low) / 2 / median : INFINITY;
 }

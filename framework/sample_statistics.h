@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace rkt {
@@ -25,6 +26,10 @@ double quantile(std::vector<double> samples, double q);
 /// Half the width of the ~95% distribution-free confidence interval of the median (order
 /// statistics at ranks n/2 -+ 0.98 sqrt(n)), divided by the median. Large for few samples.
 double relative_noise_of_median(std::vector<double> samples);
+
+/// The ~95% distribution-free confidence interval of the median: the order statistics at ranks
+/// n/2 -+ 0.98 sqrt(n) (clamped to the samples). {0, 0} when there are no samples.
+std::pair<double, double> median_confidence_interval(std::vector<double> samples);
 
 SampleSummary summarize_samples(const std::vector<double>& samples);
 

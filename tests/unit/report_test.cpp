@@ -66,6 +66,16 @@ RunReport synthetic_run() {
   KernelReport impossible = kernel_report("relu", "too_fast", 0.01, 1.0, "passed");
   impossible.benchmark.impossible = true;
   run.kernels.push_back(impossible);
+  KernelReport excluded = kernel_report("zeros_task", "any", 1.0, 2.0, "passed");
+  excluded.task_severity = "excluded";
+  excluded.task_reasons = {"trivial kernel: all zeros passes fp32 correctness on every distribution"};
+  run.kernels.push_back(excluded);
+  KernelReport blind = kernel_report("long_mean", "rowwise", 1.0, 1.0, "passed");
+  blind.task_severity = "precision_blind";
+  blind.task_reasons = {
+      "lower precision: the reference computed in bf16 passes fp32 correctness on every "
+      "distribution"};
+  run.kernels.push_back(blind);
   return run;
 }
 
@@ -73,24 +83,40 @@ TEST(Aggregate, CountsAsTheFieldDoes) {
   const std::vector<DeviceAggregates> aggregates = aggregate(synthetic_run().kernels);
   ASSERT_EQ(aggregates.size(), 1u);
   const DeviceAggregates& cuda = aggregates[0];
-  EXPECT_EQ(cuda.kernels, 4);
-  EXPECT_EQ(cuda.correct, 2) << "a failed case and an impossible time are not correct";
-  EXPECT_DOUBLE_EQ(cuda.correctness_rate, 0.5);
+  EXPECT_EQ(cuda.kernels, 5) << "the excluded task's kernel is left out";
+  EXPECT_EQ(cuda.excluded_left_out, 1);
+  EXPECT_EQ(cuda.precision_blind, 1);
+  EXPECT_EQ(cuda.correct, 3) << "a failed case and an impossible time are not correct";
+  EXPECT_DOUBLE_EQ(cuda.correctness_rate, 0.6);
   EXPECT_EQ(cuda.impossible, 1);
-  // fast: 3x and 0.75x among 4 kernels.
-  EXPECT_DOUBLE_EQ(cuda.fast_p.at("0"), 0.5);
-  EXPECT_DOUBLE_EQ(cuda.fast_p.at("1"), 0.25);
-  EXPECT_DOUBLE_EQ(cuda.fast_p.at("2"), 0.25);
-  EXPECT_NEAR(cuda.geomean_speedup.at("strongest"), std::sqrt(3.0 * 0.75), 1e-12);
+  // fast: 3x, 0.75x and 1x (the precision-blind task, scored) among 5 kernels.
+  EXPECT_DOUBLE_EQ(cuda.fast_p.at("0"), 0.6);
+  EXPECT_DOUBLE_EQ(cuda.fast_p.at("1"), 0.2);
+  EXPECT_DOUBLE_EQ(cuda.fast_p.at("2"), 0.2);
+  EXPECT_NEAR(cuda.geomean_speedup.at("strongest"), std::cbrt(3.0 * 0.75 * 1.0), 1e-12);
   EXPECT_DOUBLE_EQ(cuda.geomean_memory_efficiency, 2);
 }
 
-TEST(Aggregate, LeavesFlaggedTasksOut) {
+TEST(Aggregate, LeavesExcludedTasksOut) {
   RunReport run = synthetic_run();
-  run.kernels[0].task_flagged = true;
+  run.kernels[0].task_severity = "excluded";
   const DeviceAggregates cuda = aggregate(run.kernels)[0];
-  EXPECT_EQ(cuda.flagged_left_out, 1);
-  EXPECT_EQ(cuda.kernels, 3);
+  EXPECT_EQ(cuda.excluded_left_out, 2) << "zeros_task's kernel and this one";
+  EXPECT_EQ(cuda.kernels, 4);
+}
+
+TEST(Aggregate, KeepsPrecisionBlindTasksAndMarksThem) {
+  RunReport run = synthetic_run();
+  run.kernels[0].task_severity = "precision_blind";
+  run.kernels[0].task_reasons = {"lower precision: the reference computed in bf16 passes"};
+  const DeviceAggregates cuda = aggregate(run.kernels)[0];
+  EXPECT_EQ(cuda.excluded_left_out, 1) << "only zeros_task's kernel";
+  EXPECT_EQ(cuda.kernels, 5) << "a precision-blind task stays in the aggregates";
+  EXPECT_EQ(cuda.precision_blind, 2) << "long_mean's kernel and this one";
+  EXPECT_THAT(results_json(run), ::testing::HasSubstr("\"precision_claim\": \"unverifiable\""));
+  EXPECT_THAT(report_markdown(run), ::testing::HasSubstr("softmax/fast (task precision-blind)"));
+  EXPECT_THAT(report_markdown(run), ::testing::HasSubstr("the fp32 claim is unverifiable"));
+  EXPECT_THAT(report_html(run), ::testing::HasSubstr("precision-blind: precision claims"));
 }
 
 void expect_golden(const std::string& name, const std::string& actual) {

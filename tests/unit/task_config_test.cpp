@@ -83,23 +83,23 @@ TEST(TaskConfigs, ValidationNamesAnUnknownDimOrInput) {
   EXPECT_THROW(bad_input.validate(), std::invalid_argument);
 }
 
-TEST(TaskFilterConfigs, AFindingOnSomeConfigsIsANoteNotAFlag) {
+TEST(TaskFilterConfigs, AFindingOnSomeConfigsIsANote) {
   // The "ones" init makes the weights constant across seeds: on those configs varying the
   // weights moves nothing. A kernel must pass the kaiming configs too, so the task is fine.
   const TaskVerdict verdict = judge_task(linear_task());
-  EXPECT_FALSE(verdict.flagged);
+  EXPECT_EQ(verdict.severity, TaskSeverity::healthy);
   EXPECT_THAT(verdict.notes, Contains(HasSubstr("config batch=64,init=ones: weight_impact")));
 }
 
-TEST(TaskFilterConfigs, AFindingOnEveryConfigFlagsTheTask) {
+TEST(TaskFilterConfigs, AFindingOnEveryConfigExcludesTheTask) {
   TaskSpec task = linear_task();
   task.reference([](const Tensors& in) { return Tensors{at::linear(in[0], in[1]) * 0}; });
   const TaskVerdict verdict = judge_task(task);
-  EXPECT_TRUE(verdict.flagged);
+  EXPECT_TRUE(verdict.excluded());
   EXPECT_THAT(verdict.reasons, Contains(HasSubstr("config batch=4,init=kaiming: output_range")));
 }
 
-TEST(TaskFilterConfigs, OneOutputThatIgnoresTheWeightsIsNotAFlag) {
+TEST(TaskFilterConfigs, OneOutputThatIgnoresTheWeightsIsNotAFinding) {
   // Like a linear layer's backward pass: grad_w = grad_y^T x does not depend on w, grad_x does.
   TaskSpec task("two_outputs", __FILE__, __LINE__);
   task.input("x", {"B", "N"}, values::normal())
@@ -108,7 +108,9 @@ TEST(TaskFilterConfigs, OneOutputThatIgnoresTheWeightsIsNotAFlag) {
       .default_dims({{"B", 8}, {"N", 16}})
       .small_dims({{"B", 8}, {"N", 16}})
       .reference([](const Tensors& in) { return Tensors{in[0] * in[1], in[0].sin()}; });
-  EXPECT_FALSE(judge_task(task).flagged);
+  const TaskVerdict verdict = judge_task(task);
+  EXPECT_EQ(verdict.severity, TaskSeverity::healthy);
+  EXPECT_THAT(verdict.notes, ::testing::Not(Contains(HasSubstr("weight_impact"))));
 }
 
 TEST(BackwardTasks, TakeTheForwardInputsThenOneGradientPerOutput) {

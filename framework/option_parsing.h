@@ -1,0 +1,20 @@
+// "--name value" options of the subcommands that parse their own arguments.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace rkt {
+
+/// Reads `args` as "--name value" pairs (and bare `flags`, stored as "1") into `values`. An
+/// option outside `with_value` and `flags`, or one without its value, is an error naming it.
+bool parse_named_options(const std::vector<std::string>& args,
+                         const std::vector<std::string>& with_value,
+                         const std::vector<std::string>& flags,
+                         std::map<std::string, std::string>& values, std::string& error);
+
+/// Prints "rkt: <message>" and the usage hint to stderr; returns the usage exit code (2).
+int report_usage_error(const std::string& message);
+
+}  // namespace rkt

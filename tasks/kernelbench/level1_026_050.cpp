@@ -109,7 +109,7 @@ RKT_TASK(kb_l1_029)
     .flops(per_element_flops(5));
 
 RKT_TASK(kb_l1_030)
-    .describe("30_Softsign: y = x / (1 + |x|)")
+    .describe("30_Softsign: y = x / (1 + abs(x))")
     .input("x", {"B", "N"}, values::uniform(0, 1))
     .outputs({"y"})
     .default_dims(kActivationDims)
@@ -231,7 +231,7 @@ RKT_TASK(kb_l1_036)
 
 // Every element is divided by the norm of all of them: outputs are of order 1/sqrt(numel).
 RKT_TASK(kb_l1_037)
-    .describe("37_FrobeniusNorm_: y = x / ||x||_F, the norm over the whole tensor")
+    .describe("37_FrobeniusNorm_: y = x / sqrt(sum of x^2 over the whole tensor)")
     .input("x", {"B", "C", "H", "W"}, values::uniform(0, 1))
     .outputs({"y"})
     .default_dims({{"B", 112}, {"C", 64}, {"H", 512}, {"W", 512}})
@@ -246,7 +246,7 @@ RKT_TASK(kb_l1_037)
     .output_scale([](const Dims& s) { return std::sqrt(3 / image_elements(s)); });  // E[x^2] = 1/3
 
 RKT_TASK(kb_l1_038)
-    .describe("38_L1Norm_: y = x / mean(|x| over dim 1)")
+    .describe("38_L1Norm_: y = x / mean(abs(x) over dim 1)")
     .input("x", {"B", "N"}, values::uniform(0, 1))
     .outputs({"y"})
     .default_dims({{"B", 32768}, {"N", 65535}})
@@ -260,7 +260,7 @@ RKT_TASK(kb_l1_038)
     .flops(per_element_flops(3));
 
 RKT_TASK(kb_l1_039)
-    .describe("39_L2Norm_: y = x / ||x||_2 over dim 1")
+    .describe("39_L2Norm_: y = x / sqrt(sum of x^2 over dim 1)")
     .input("x", {"B", "N"}, values::uniform(0, 1))
     .outputs({"y"})
     .default_dims({{"B", 32768}, {"N", 65535}})

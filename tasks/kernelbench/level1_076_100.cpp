@@ -461,8 +461,8 @@ RKT_TASK(kb_l1_098)
     .output_scale([](const Dims& s) { return size_of(s, "N") / 4; });
 
 RKT_TASK(kb_l1_099)
-    .describe("99_TripletMarginLoss: loss = mean over b of max(||a - p + eps||_2 - ||a - n + "
-              "eps||_2 + 1, 0), eps 1e-6, anchors from U[0, 0.5)")
+    .describe("99_TripletMarginLoss: loss = mean over b of max(d(a, p) - d(a, n) + 1, 0), d(u, v) "
+              "the L2 norm of u - v + 1e-6 over dim 1, anchors from U[0, 0.5)")
     .input("anchor", {"B", "N"}, values::uniform(0, kScaledInputHigh))
     .input("positive", {"B", "N"}, values::uniform(0, 1))
     .input("negative", {"B", "N"}, values::uniform(0, 1))

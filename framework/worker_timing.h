@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "framework/timing_engine.h"
+#include "rkt/defaults.h"
 #include "rkt/registration.h"
 
 namespace rkt {
@@ -27,7 +28,9 @@ struct TimingCrossCheck {
   double judge_ms = 0, claimed_ms = 0;  ///< [ms] totals over the timed requests
   std::string first_violation;
   /// More than half of the requests broke the rule: the times are not the kernel's.
-  bool forged() const { return requests > 0 && 2 * violations > requests; }
+  bool forged() const {
+    return requests >= defaults::kTimingCrossCheckMinRequests && 2 * violations > requests;
+  }
   std::string describe() const;
 };
 

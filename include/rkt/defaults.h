@@ -35,6 +35,9 @@ inline constexpr int kWorkerSamplesPerRequest = 10;  // [samples]
 inline constexpr double kTimingCrossCheckTolerance = 0.25;  // [fraction of the expected time]
 /// ...plus this much per timed call (scheduling noise of two processes).
 inline constexpr double kTimingCrossCheckSlackMilliseconds = 0.05;  // [ms per timed call]
+/// Times are refused only over at least this many checked requests (more are taken when one
+/// breaks the rule), and only when more than half of them break it.
+inline constexpr int kTimingCrossCheckMinRequests = 3;  // [requests]
 
 }  // namespace rkt::defaults
 

@@ -136,3 +136,21 @@ TEST(TimingCrossCheck, ClaimsLongerThanTheRequestAreCaught) {
 
 }  // namespace
 }  // namespace rkt
+
+namespace rkt {
+namespace {
+
+TEST(TimingCrossCheck, OneUnexplainedRequestIsNotAVerdict) {
+  TimingCrossCheck check;
+  check.requests = 1;
+  check.violations = 1;
+  EXPECT_FALSE(check.forged()) << "a single request is retried, not judged";
+  check.requests = 3;
+  check.violations = 1;
+  EXPECT_FALSE(check.forged());
+  check.violations = 2;
+  EXPECT_TRUE(check.forged());
+}
+
+}  // namespace
+}  // namespace rkt

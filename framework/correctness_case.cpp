@@ -116,9 +116,10 @@ std::optional<CaseOutcome> skip_if_device_missing(const KernelSpec& kernel) {
                                               device_unavailable_reason(kernel.device())};
 }
 
-CaseOutcome run_correctness_case(const KernelSpec& kernel, const TaskSpec& task,
-                                 const CaseInputs& case_inputs) {
-  if (auto skipped = skip_if_device_missing(kernel)) return *skipped;
+namespace {
+
+CaseOutcome run_and_judge(const KernelSpec& kernel, const TaskSpec& task,
+                          const CaseInputs& case_inputs) {
   const std::string where = kernel.full_id() + ", " + describe_case(case_inputs);
   PreparedCase prepared;
   try {
@@ -134,6 +135,31 @@ CaseOutcome run_correctness_case(const KernelSpec& kernel, const TaskSpec& task,
     return {CaseStatus::failed, where + ": the kernel threw: " + describe_exception(error)};
   }
   return judge_outputs(kernel, task, where, prepared.host_inputs, prepared.signatures, outputs);
+}
+
+}  // namespace
+
+CaseDetails case_details(const TaskSpec& task, const CaseInputs& inputs) {
+  CaseDetails details;
+  details.known = true;
+  details.dims = inputs.dims;
+  details.scale = inputs.scale;
+  details.config = task.config_name();
+  // A case seed, with the public base seed, would give a secret seed away (see describe_case).
+  details.seed_known = secret_seed_part() == 0 || hidden_details_allowed();
+  if (details.seed_known) {
+    details.seed = inputs.seed;
+    details.reproduce = "RKT_SEED=" + std::to_string(base_seed());
+  }
+  return details;
+}
+
+CaseOutcome run_correctness_case(const KernelSpec& kernel, const TaskSpec& task,
+                                 const CaseInputs& case_inputs) {
+  if (auto skipped = skip_if_device_missing(kernel)) return *skipped;
+  CaseOutcome outcome = run_and_judge(kernel, task, case_inputs);
+  outcome.details = case_details(task, case_inputs);
+  return outcome;
 }
 
 }  // namespace rkt

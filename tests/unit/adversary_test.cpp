@@ -111,6 +111,23 @@ TEST(BrittleKernels, MultipleOf32KernelShrinksToASmallFailingShape) {
   EXPECT_THAT(message, HasSubstr("reproduce="));
 }
 
+TEST(EdgeKernels, EachEdgeBugIsCaughtByTheShapePropertyAndTheControlPasses) {
+  // tools/property_detection measures the rate over 100 seeds; here one seed, end to end.
+  const auto cases = run_cases("softmax/edge_*.property_shapes", 120, "1");
+  for (const char* kernel : {"edge_below_512", "edge_not_multiple_of_4", "edge_equals_1",
+                             "edge_odd", "edge_not_multiple_of_32", "edge_above_1_5x_test"}) {
+    expect_status(cases, std::string("softmax/") + kernel + ".property_shapes", "failed");
+    const CaseRecord& record = cases.at(std::string("softmax/") + kernel + ".property_shapes");
+    EXPECT_TRUE(record.details.known) << kernel;
+    EXPECT_THAT(record.details.reproduce, HasSubstr("RC_PARAMS=")) << kernel;
+  }
+  expect_status(cases, "softmax/edge_honest.property_shapes", "passed");
+  // Shrinking finds the smallest failing row length.
+  EXPECT_EQ(cases.at("softmax/edge_equals_1.property_shapes").details.dims.at("N"), 1);
+  EXPECT_EQ(cases.at("softmax/edge_odd.property_shapes").details.dims.at("N"), 1);
+  EXPECT_EQ(cases.at("softmax/edge_above_1_5x_test.property_shapes").details.dims.at("N"), 451);
+}
+
 TEST(ProcessCheats, EarlyExitsWithStatusZeroAreFailuresNotPasses) {
   for (const char* kernel : {"cheat_exit_zero", "cheat_quick_exit", "cheat_underscore_exit"}) {
     const std::string suite = std::string("relu/") + kernel;

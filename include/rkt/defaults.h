@@ -54,6 +54,21 @@ inline constexpr double kFullSizeDimTestEdgeShare = 0.25;  // [fraction of draws
 inline constexpr std::int64_t kPropertyMaxDimFactor = 2;  // [x test size]
 /// Property tests draw scales log-uniformly in [10^-d, 10^d] with a random sign; this is d.
 inline constexpr int kPropertyScaleDecades = 3;  // [decades]
+// ---- Value families (framework/value_families.cpp) ----------------------------------------------
+/// offset: data inputs shifted by this many standard deviations of their values. One-pass variance
+/// (E[x^2] - E[x]^2 in float32) loses about (offset/std)^2 x 2^-24 x sqrt(N) of the variance;
+/// a two-pass or Welford kernel loses about offset/std x 2^-24 x sqrt(N). At 10 the first is well
+/// outside fp32's 1e-5 error norm at N = 300 and the second inside it (float32 loops over 37 rows
+/// of 300: one-pass 3.6e-5, Welford 2.3e-6; at 3 the one-pass kernel passes, at 30 Welford
+/// comes within 2x of the bound at N = 600). Value-family cases run at the task's small size.
+inline constexpr double kValueOffsetStds = 10;  // [x std of the input]
+/// mixed_magnitudes: each element multiplied by 10^u, u uniform in [-d, d]; this is d.
+inline constexpr double kValueMixedDecades = 3;  // [decades]
+/// ties: values rounded to multiples of this fraction of their standard deviation.
+inline constexpr double kValueTieGridStds = 0.25;  // [x std of the input]
+/// signed_zeros_denormals: the share of elements replaced by +0, -0 or a denormal.
+inline constexpr double kValueSpecialShare = 0.25;  // [fraction of elements]
+
 /// A kernel's test process is killed after this long (robust-kbench uses 300 s per stage).
 inline constexpr int kKernelProcessTimeoutSeconds = 300;  // [s]
 

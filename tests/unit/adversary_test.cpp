@@ -128,6 +128,38 @@ TEST(EdgeKernels, EachEdgeBugIsCaughtByTheShapePropertyAndTheControlPasses) {
   EXPECT_EQ(cases.at("softmax/edge_above_1_5x_test.property_shapes").details.dims.at("N"), 451);
 }
 
+TEST(ValueFamilyKernels, OnePassVarianceFailsTheOffsetFamilyAndWelfordPasses) {
+  const auto cases = run_cases(
+      "layernorm/one_pass_variance.correctness_x1:layernorm/one_pass_variance.values_*:"
+      "layernorm/welford.correctness_*:layernorm/welford.values_*:layernorm/welford.property_*",
+      120, "1");
+  // Centred normal inputs cannot see the cancellation; rows offset from zero can.
+  expect_status(cases, "layernorm/one_pass_variance.correctness_x1", "passed");
+  expect_status(cases, "layernorm/one_pass_variance.values_offset", "failed");
+  EXPECT_THAT(case_message(cases, "layernorm/one_pass_variance.values_offset"),
+              HasSubstr("distribution values offset"));
+  for (const char* name : {"correctness_x1", "correctness_x3", "correctness_x0_01",
+                           "correctness_negated", "values_offset", "values_mixed_magnitudes",
+                           "values_ties", "property_shapes", "property_scale"}) {
+    expect_status(cases, std::string("layernorm/welford.") + name, "passed");
+  }
+}
+
+TEST(PrecisionKernels, HonestTf32LoopPassesItsClassAndBf16ClaimingTf32Fails) {
+  // The kernel: inputs rounded to TF32, summed one by one in float32. It failed the old
+  // fixed tf32 bound at M=33 K=70 N=45 (the CPU test size); the derived bound passes it and still
+  // fails the same loop on bf16-rounded inputs.
+  const auto cases = run_cases("matmul/tf32_loop.*:matmul/bf16_claims_tf32.correctness_*", 120, "1");
+  for (const char* name : {"correctness_x1", "correctness_x3", "correctness_x0_01",
+                           "correctness_negated", "property_shapes", "property_scale"}) {
+    expect_status(cases, std::string("matmul/tf32_loop.") + name, "passed");
+  }
+  for (const char* name : {"correctness_x1", "correctness_x3", "correctness_x0_01",
+                           "correctness_negated"}) {
+    expect_status(cases, std::string("matmul/bf16_claims_tf32.") + name, "failed");
+  }
+}
+
 TEST(ProcessCheats, EarlyExitsWithStatusZeroAreFailuresNotPasses) {
   for (const char* kernel : {"cheat_exit_zero", "cheat_quick_exit", "cheat_underscore_exit"}) {
     const std::string suite = std::string("relu/") + kernel;

@@ -56,7 +56,7 @@ TEST(EdgeDims, TheMixtureVisitsEveryEdgeClassAtItsShare) {
   EXPECT_GT(large / double(draws), defaults::kEdgeDimLargeShare - 0.02);
   EXPECT_GT(odd / double(draws), 0.4);
   EXPECT_GT(off_32 / double(draws), 0.6);
-  EXPECT_GT(below_512 / double(draws), 0.4);
+  EXPECT_GT(below_512 / double(draws), 0.35);
 }
 
 TEST(EdgeDims, FullSizeTrialsStayAtOrAboveTheTestSize) {

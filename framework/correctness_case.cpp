@@ -95,19 +95,22 @@ CaseOutcome judge_outputs(const KernelSpec& kernel, const TaskSpec& task, const 
   const double scale_floor = numerically_zero_floor(reference);
   // Below fp32 the bound is derived from an honest kernel of the claimed class on these inputs
   // (framework/derived_tolerance.h); computed from the inputs alone, never from the kernel's side.
-  std::vector<at::Tensor> honest;
+  std::vector<std::vector<at::Tensor>> honest;  // [sample][output]
   if (kernel.precision() != Precision::fp32) {
     try {
-      honest = honest_outputs(task, host_inputs, kernel.precision(), kernel.device());
+      honest = honest_output_samples(task, host_inputs, kernel.precision(), kernel.device());
     } catch (const std::exception&) {
       honest.clear();  // A reference without float32 support: the class's floor alone.
     }
   }
   for (std::size_t i = 0; i < outputs.size(); ++i) {
+    std::vector<at::Tensor> samples;
+    for (const auto& sample : honest) {
+      if (i < sample.size()) samples.push_back(sample[i]);
+    }
     const Tolerance tolerance =
-        i < honest.size()
-            ? derived_tolerance(floor, kernel.precision(), reference[i], honest[i], scale_floor)
-            : floor;
+        samples.empty() ? floor
+                        : derived_tolerance(floor, kernel.precision(), reference[i], samples, scale_floor);
     const OutputCheck check = check_output(outputs[i], reference[i], signatures[i].dtype,
                                            to_torch_device(kernel.device()), tolerance,
                                            scale_floor);

@@ -1,6 +1,7 @@
 #include "framework/precision_emulation.h"
 
 #include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
 
 #include <cmath>
 
@@ -49,6 +50,17 @@ at::Tensor truncate_mantissa(const at::Tensor& x, int bits) {
   return at::where(at::isfinite(values), cut.view(at::kFloat), values);
 }
 
+at::Tensor round_mantissa_stochastically(const at::Tensor& x, int bits, std::uint64_t seed) {
+  const at::Tensor values = x.to(at::kFloat).contiguous();
+  if (bits >= kFloat32MantissaBits) return values;
+  const int dropped = kFloat32MantissaBits - bits;
+  at::Generator generator = at::make_generator<at::CPUGeneratorImpl>(seed);
+  const at::Tensor noise =
+      at::randint(0, 1 << dropped, values.sizes(), generator, at::kInt).to(values.device());
+  const at::Tensor rounded = at::bitwise_and(float_bits(values) + noise, ~((1 << dropped) - 1));
+  return at::where(at::isfinite(values), rounded.view(at::kFloat), values);
+}
+
 at::Tensor round_to_precision(const at::Tensor& x, Precision precision) {
   switch (precision) {
     case Precision::fp32: return x.to(at::kFloat);
@@ -69,6 +81,28 @@ std::vector<at::Tensor> honest_outputs(const TaskSpec& task, const std::vector<a
   std::vector<at::Tensor> outputs;
   for (const at::Tensor& output : task.reference()(rounded)) outputs.push_back(output.to(at::kDouble));
   return outputs;
+}
+
+std::vector<std::vector<at::Tensor>> honest_output_samples(const TaskSpec& task,
+                                                           const std::vector<at::Tensor>& inputs,
+                                                           Precision precision, Device device) {
+  std::vector<std::vector<at::Tensor>> samples = {honest_outputs(task, inputs, precision, device)};
+  if (precision == Precision::fp32) return samples;
+  std::vector<at::Tensor> rounded;
+  std::uint64_t seed = 0x5eed;
+  for (const at::Tensor& input : inputs) {
+    at::Tensor copy = input.to(to_torch_device(device), /*non_blocking=*/false, /*copy=*/true);
+    if (copy.is_floating_point()) {
+      copy = precision == Precision::fp16
+                 ? round_mantissa_stochastically(copy, mantissa_bits(precision), ++seed).to(at::kHalf).to(at::kFloat)
+                 : round_mantissa_stochastically(copy, mantissa_bits(precision), ++seed);
+    }
+    rounded.push_back(copy);
+  }
+  std::vector<at::Tensor> outputs;
+  for (const at::Tensor& output : task.reference()(rounded)) outputs.push_back(output.to(at::kDouble));
+  samples.push_back(outputs);
+  return samples;
 }
 
 }  // namespace rkt

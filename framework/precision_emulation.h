@@ -6,6 +6,7 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <cstdint>
 #include <vector>
 
 #include "rkt/precision.h"
@@ -27,6 +28,10 @@ at::Tensor round_mantissa(const at::Tensor& x, int bits);
 /// float32 bits unconverted. An honest kernel may round this way; tests use it as one.
 at::Tensor truncate_mantissa(const at::Tensor& x, int bits);
 
+/// `x` rounded to `bits` mantissa bits stochastically (up with probability equal to the dropped
+/// fraction), from `seed`: another honest rounding, whose spread the judge samples.
+at::Tensor round_mantissa_stochastically(const at::Tensor& x, int bits, std::uint64_t seed);
+
 /// `x` as a kernel of `precision` sees its inputs, as float32: unchanged for fp32, tf32 and bf16
 /// by round_mantissa, fp16 through IEEE half (its range and subnormals included).
 at::Tensor round_to_precision(const at::Tensor& x, Precision precision);
@@ -35,5 +40,13 @@ at::Tensor round_to_precision(const at::Tensor& x, Precision precision);
 /// rounded to `precision` (index inputs unchanged): an honest kernel of that class.
 std::vector<at::Tensor> honest_outputs(const TaskSpec& task, const std::vector<at::Tensor>& inputs,
                                        Precision precision, Device device);
+
+/// Two honest kernels of the class: inputs rounded to nearest (honest_outputs) and rounded
+/// stochastically (a fixed seed). Where a computation is ill-conditioned (softmax of inputs x1000:
+/// the last input bits decide which element wins) one rounding can land close by luck; the bound
+/// takes the worse of the two. Indexed [sample][output].
+std::vector<std::vector<at::Tensor>> honest_output_samples(const TaskSpec& task,
+                                                           const std::vector<at::Tensor>& inputs,
+                                                           Precision precision, Device device);
 
 }  // namespace rkt

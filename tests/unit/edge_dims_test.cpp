@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <random>
+#include <set>
 
 #include "framework/edge_dims.h"
 #include "framework/property_cases.h"
@@ -109,6 +110,37 @@ TEST(EdgeDims, APropertyCatchesAnEdgeBugAndReportsTheShrunkCase) {
   EXPECT_EQ(outcome.details.dims.at("N"), 41) << outcome.message;
   EXPECT_NE(outcome.details.reproduce.find("RC_PARAMS=\""), std::string::npos);
   EXPECT_NE(outcome.message.find("reproduce="), std::string::npos);
+}
+
+TEST(EdgeDims, TrialsOfAPropertyDrawIndependently) {
+  // The detection rates in docs/property_detection.md rest on each trial drawing afresh: over
+  // 100 seeds x 40 trials, N = 1 comes up at its share, and seeds without it are as rare as
+  // (1 - share)^40 says.
+  const TaskSpec* softmax = find_task("softmax");
+  ASSERT_NE(softmax, nullptr);
+  int trials = 0, ones = 0, seeds_without_one = 0;
+  std::set<std::int64_t> distinct;
+  for (std::uint64_t seed = 1; seed <= 100; ++seed) {
+    PropertyOptions options;
+    options.id = "softmax/draws/property_shapes";
+    options.seed = seed;
+    int ones_here = 0;
+    run_property_trials(*softmax, PropertyKind::shapes, options,
+                        [&](const TaskSpec&, const CaseInputs& inputs) {
+                          ++trials;
+                          ones_here += inputs.dims.at("N") == 1;
+                          distinct.insert(inputs.dims.at("N"));
+                          return CaseOutcome{CaseStatus::passed, ""};
+                        });
+    ones += ones_here;
+    seeds_without_one += ones_here == 0;
+  }
+  EXPECT_EQ(trials, 100 * defaults::kPropertyTrialsCpu);
+  EXPECT_NEAR(ones / double(trials), defaults::kEdgeDimOneShare, 0.03);
+  EXPECT_LE(seeds_without_one, 2);
+  EXPECT_GT(distinct.size(), 150u);
+  std::cout << "N = 1 in " << ones << " of " << trials << " trials; seeds without: "
+            << seeds_without_one << "; distinct N: " << distinct.size() << "\n";
 }
 
 TEST(EdgeDims, APassingPropertySaysHowManyTrialsRan) {

@@ -3,6 +3,8 @@
 #include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <sstream>
 
@@ -60,8 +62,8 @@ double uniform(at::Generator& generator, double low, double high) {
 }
 double power_of_two(at::Generator& generator, int low, int high) {
   int k = 0;
-  while (k == 0) k = static_cast<int>(at::randint(low, high + 1, {1}, generator).item<std::int64_t>());
-  return std::ldexp(1.0, k);
+  while (k == 0) k = static_cast<int>(std::floor(uniform(generator, low, high + 1.0)));
+  return std::ldexp(1.0, std::min(k, high));
 }
 at::Tensor scaled(const at::Tensor& x, double factor) { return (x.to(at::kDouble) * factor).to(x.scalar_type()); }
 at::Tensor shifted(const at::Tensor& x, double offset) { return (x.to(at::kDouble) + offset).to(x.scalar_type()); }
@@ -85,27 +87,28 @@ CaseOutcome run_relation_case(const KernelSpec& kernel, const TaskSpec& task,
     return {CaseStatus::failed, where + ": could not prepare the relation's inputs: " +
                                     describe_exception(error)};
   }
+  const std::string drawn = where + (instance.drawn.empty() ? "" : " (" + instance.drawn + ")");
   Tensors first, second;
   try {
     first = invoke_kernel(kernel, prepared.device_inputs, prepared.signatures).outputs;
     second = invoke_kernel(kernel, on_device(instance.transformed, kernel.device()),
                            prepared.signatures).outputs;
   } catch (const std::exception& error) {
-    return {CaseStatus::failed, where + ": the kernel threw: " + describe_exception(error)};
+    return {CaseStatus::failed, drawn + ": the kernel threw: " + describe_exception(error)};
   }
   // What an honest kernel of the claimed class gives on both input sets, from the inputs alone.
   Tensors predicted, honest_predicted, honest_second;
   try {
     for (const at::Tensor& output : first) {
       if (!all_finite(output)) {
-        return {CaseStatus::failed, where + ": the first run's outputs have NaN/Inf"};
+        return {CaseStatus::failed, drawn + ": the first run's outputs have NaN/Inf"};
       }
     }
     predicted = instance.expected(to_double(first));
     honest_predicted = instance.expected(honest_outputs(task, prepared.host_inputs, kernel.precision(), kernel.device()));
     honest_second = honest_outputs(task, instance.transformed, kernel.precision(), kernel.device());
   } catch (const std::exception& error) {
-    return {CaseStatus::failed, where + ": the relation could not be evaluated: " +
+    return {CaseStatus::failed, drawn + ": the relation could not be evaluated: " +
                                     describe_exception(error)};
   }
   Tolerance floor = task.tolerance(kernel.precision());
@@ -126,9 +129,9 @@ CaseOutcome run_relation_case(const KernelSpec& kernel, const TaskSpec& task,
   CaseOutcome outcome;
   const std::string claim = std::string(" [claims ") + to_string(kernel.precision()) + "]";
   outcome = failures.str().empty()
-                ? CaseOutcome{CaseStatus::passed, where + claim + ":" + summary.str()}
+                ? CaseOutcome{CaseStatus::passed, drawn + claim + ":" + summary.str()}
                 : CaseOutcome{CaseStatus::failed,
-                              where + claim + ": the second run misses what the relation predicts "
+                              drawn + claim + ": the second run misses what the relation predicts "
                                               "from the first:" + failures.str()};
   outcome.details = case_details(task, inputs);
   return outcome;

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "rkt/metamorphic_relations.h"
@@ -19,11 +20,13 @@ inline RelationDraw homogeneous_in(std::vector<std::size_t> scaled, int degree =
     Tensors transformed = in;
     for (std::size_t i : scaled) transformed[i] = relations::scaled(in[i], a);
     const double factor = std::pow(a, degree);
-    return RelationInstance{transformed, [factor](const Tensors& y) {
+    return RelationInstance{transformed,
+                            [factor](const Tensors& y) {
                               Tensors expected;
                               for (const at::Tensor& output : y) expected.push_back(output * factor);
                               return expected;
-                            }};
+                            },
+                            "a = " + std::to_string(a)};
   };
 }
 
@@ -39,7 +42,9 @@ inline RelationDraw invariant_under_affine(int k_low, int k_high, double c_max, 
                                     : at::zeros(shape, at::kDouble);
     Tensors transformed = in;
     transformed[0] = (in[0].to(at::kDouble) * a + c).to(in[0].scalar_type());
-    return RelationInstance{transformed, [](const Tensors& y) { return y; }};
+    return RelationInstance{transformed, [](const Tensors& y) { return y; },
+                            "a = " + std::to_string(a) + ", c in [-" + std::to_string(c_max) + ", " +
+                                std::to_string(c_max) + "]"};
   };
 }
 

@@ -27,6 +27,7 @@ using Tensors = std::vector<at::Tensor>;
 struct RelationInstance {
   Tensors transformed;
   std::function<Tensors(const Tensors& first_outputs)> expected;
+  std::string drawn{};  ///< What was drawn, for messages: "a = 0.25".
 };
 
 /// Draws an instance from the case's inputs (on the CPU, as drawn) and a generator.

@@ -4,9 +4,9 @@
 // accumulates in float32 (1 element of 1485 at M=33 K=70 N=45): the error of an honest kernel
 // depends on the reduction length, the magnitudes involved and the number of elements whose tail
 // the elementwise check must cover. Rather than model each task, the judge measures it: the
-// task's reference in float32 on the case's inputs rounded to the claimed class
-// (honest_outputs) is an honest kernel of that class, and its distance from the float64
-// reference sets the bound. A kernel one class lower (bf16 inputs claiming tf32: 8x the input
+// task's reference in float32 on the case's inputs rounded to the claimed class, to nearest and
+// stochastically (honest_output_samples), are honest kernels of that class, and the worse one's
+// distance from the float64 reference sets the bound. A kernel one class lower (bf16 inputs claiming tf32: 8x the input
 // rounding error) lands far outside it.
 #pragma once
 

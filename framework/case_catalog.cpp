@@ -4,8 +4,10 @@
 #include "framework/hidden_inputs.h"
 #include "framework/input_scaling.h"
 #include "framework/integrity_cases.h"
+#include "framework/metamorphic_relations.h"
 #include "framework/property_cases.h"
 #include "framework/seeding.h"
+#include "framework/value_families.h"
 
 namespace rkt {
 namespace {
@@ -26,6 +28,7 @@ CaseOutcome run_hidden_case(const KernelSpec& kernel, const TaskSpec& task,
   }
   CaseOutcome outcome = run_correctness_case(kernel, task, inputs);
   if (hidden_details_allowed() || outcome.status == CaseStatus::skipped) return outcome;
+  outcome.details = {};  // Its dims, scale and seed are as secret as its message.
   const std::string label = kernel.full_id() + " hidden case " + std::to_string(index);
   switch (outcome.status) {
     case CaseStatus::passed: outcome.message = label + " passed"; break;
@@ -92,6 +95,20 @@ std::vector<KernelCase> cases_of(const KernelSpec& kernel, const TaskSpec& task)
     cases.push_back({kernel.full_id(), "correctness_" + scaling.name, "correctness",
                      [&kernel, &task, scaling] {
                        return run_distribution_over_configs(kernel, task, scaling);
+                     }});
+  }
+  // The value families the task declared (offset, mixed magnitudes, ties, signed zeros).
+  for (ValueFamily family : value_families_of(task.id())) {
+    cases.push_back({kernel.full_id(), std::string("values_") + to_string(family), "correctness",
+                     [&kernel, &primary, family] {
+                       return run_value_family_case(kernel, primary, family);
+                     }});
+  }
+  // Metamorphic relations the task declared: the kernel against itself, no reference.
+  for (const MetamorphicRelation& relation : relations_of(task.id())) {
+    cases.push_back({kernel.full_id(), "relation_" + relation.name, "property",
+                     [&kernel, &primary, &relation] {
+                       return run_relation_case(kernel, primary, relation);
                      }});
   }
   for (PropertyKind kind : all_property_kinds()) {

@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "framework/baseline_table.h"
+#include "framework/case_records_json.h"
+#include "framework/case_selection.h"
 #include "framework/compiled_baseline.h"
 #include "framework/google_benchmark_entries.h"
 #include "framework/gtest_expansion.h"
@@ -36,8 +38,10 @@ constexpr const char* kUsage = R"(rkt: tests and benchmarks kernels so that they
 
 Usage:
   rkt list [--json]                 tasks, kernels, and the test cases each kernel expands into
-  rkt test [--kernel ID] [--filter GTEST_FILTER] [--timeout SECONDS]
-                                    runs cases, each kernel in its own supervised process
+  rkt test [--kernel ID] [--filter GTEST_FILTER] [--timeout SECONDS] [--json]
+                                    runs cases, each kernel in its own supervised process;
+                                    --json: one record per case (status, message, dims,
+                                    scale, seed, config, reproduce) on standard output
   rkt run [--out DIR] [--kernel ID] [--timeout SECONDS]
                                     the main job: every kernel's cases, then a benchmark of
                                     each kernel that passed them against its task's baselines;
@@ -70,6 +74,7 @@ Usage:
 
   --kernel ID      only kernels whose "task/kernel" id contains ID
   --filter F       a gtest filter over "task/kernel.case" names, e.g. "softmax/*.correctness_*"
+                   (with --kernel, only cases both select run)
   --timeout S      a case silent for S seconds is killed as hung (default %TIMEOUT% s)
 
 Environment:
@@ -83,7 +88,9 @@ Benchmarks: samples until the median's relative noise is under %NOISE%%, at leas
   %INPUT_SETS% input sets rotated between samples; speedups with %CONFIDENCE%% bootstrap intervals.
 
   RC_PARAMS=...    rapidcheck settings; a failing property prints the RC_PARAMS that replays it
-                   (default trials per property: %CPU_TRIALS% on CPU, %CUDA_TRIALS% on CUDA)
+                   (default trials per property: %CPU_TRIALS% on CPU; on CUDA %CUDA_SMALL%
+                   small-shape trials within %CUDA_SECONDS% s plus %CUDA_FULL% at full size, and
+                   %CUDA_TRIALS% scale trials)
 )";
 
 std::string usage() {
@@ -93,6 +100,9 @@ std::string usage() {
   };
   replace("%TIMEOUT%", std::to_string(defaults::kKernelProcessTimeoutSeconds));
   replace("%CPU_TRIALS%", std::to_string(defaults::kPropertyTrialsCpu));
+  replace("%CUDA_SMALL%", std::to_string(defaults::kPropertySmallTrialsCuda));
+  replace("%CUDA_SECONDS%", std::to_string(static_cast<int>(defaults::kPropertySmallTrialsSecondsCuda)));
+  replace("%CUDA_FULL%", std::to_string(defaults::kPropertyFullSizeTrialsCuda));
   replace("%CUDA_TRIALS%", std::to_string(defaults::kPropertyTrialsCuda));
   replace("%NOISE%", std::to_string(static_cast<int>(defaults::kBenchmarkTargetNoise * 100)));
   replace("%MIN_SAMPLES%", std::to_string(defaults::kBenchmarkMinSamples));
@@ -259,7 +269,7 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
     return 0;
   }
   if (command == "test") {
-    if (!parse_options(args, {"--kernel", "--filter", "--timeout"}, options, error)) {
+    if (!parse_options(args, {"--kernel", "--filter", "--timeout", "--json"}, options, error)) {
       return usage_error(error);
     }
     if (const std::string unknown = unknown_kernel_error(options.kernel); !unknown.empty()) {
@@ -267,17 +277,28 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
     }
     SupervisionOptions supervision;
     supervision.executable = own_executable(argv[0]);
-    supervision.gtest_filter =
-        !options.filter.empty() ? options.filter
-                                : (options.kernel.empty() ? "*" : "*" + options.kernel + "*.*");
+    // --kernel and --filter both apply: the cases of the chosen kernels that match the filter.
+    supervision.gtest_filter = case_selection_filter(options.kernel, options.filter);
+    if (supervision.gtest_filter.empty()) {
+      return usage_error("no case of the kernels matching '" + options.kernel +
+                         "' matches the filter '" + options.filter + "'");
+    }
     if (options.timeout > 0) supervision.case_timeout_seconds = options.timeout;
-    std::cout << "rkt test: seed " << base_seed() << " (RKT_SEED=" << base_seed()
-              << " reproduces), filter " << supervision.gtest_filter
-              << ", hidden inputs: " << hidden_inputs().summary() << "\nrkt test: kernels run "
-              << isolation_summary() << std::endl;
+    // --json: standard output carries the JSON alone; the children's own output is not shown.
+    supervision.echo_child_output = !options.json;
+    (options.json ? std::cerr : std::cout)
+        << "rkt test: seed " << base_seed() << " (RKT_SEED=" << base_seed()
+        << " reproduces), filter " << (options.filter.empty() ? supervision.gtest_filter : options.filter)
+        << (options.kernel.empty() ? "" : ", kernels matching " + options.kernel)
+        << ", hidden inputs: " << hidden_inputs().summary() << "\nrkt test: kernels run "
+        << isolation_summary() << std::endl;
     ::setenv("RKT_SEED", std::to_string(base_seed()).c_str(), 1);  // One seed for all children.
     const SupervisedRun run = run_supervised(supervision);
-    std::cout << "\n" << summarize(run);
+    if (options.json) {
+      std::cout << supervised_run_json(run, std::to_string(base_seed()), supervision.gtest_filter);
+    } else {
+      std::cout << "\n" << summarize(run);
+    }
     return supervised_exit_code(run);
   }
   if (command == "filter" || command == "catalog") {

@@ -49,6 +49,9 @@ CaseOutcome judge_outputs(const KernelSpec& kernel, const TaskSpec& task, const 
 /// The skipped outcome when `kernel`'s device is missing, else nullopt.
 std::optional<CaseOutcome> skip_if_device_missing(const KernelSpec& kernel);
 
+/// The details a program may read about a case on `inputs` (the seed only without a secret seed).
+CaseDetails case_details(const TaskSpec& task, const CaseInputs& inputs);
+
 /// Runs `kernel` once on `inputs` and judges every output. Never throws: a kernel exception or
 /// a malformed task becomes a failed outcome naming it.
 CaseOutcome run_correctness_case(const KernelSpec& kernel, const TaskSpec& task,

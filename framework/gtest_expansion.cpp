@@ -8,6 +8,7 @@
 #include "framework/benchmark_case.h"
 #include "framework/benchmark_files.h"
 #include "framework/case_catalog.h"
+#include "framework/case_records_json.h"
 
 namespace rkt {
 namespace {
@@ -18,14 +19,17 @@ class KernelCaseTest : public ::testing::Test {
 
   void TestBody() override {
     const CaseOutcome outcome = run_();
+    // The details (dims, scale, seed, reproduce) ride at the end of the message; the supervisor
+    // takes them off into its record (framework/case_records_json.h).
+    const std::string message = with_case_details(outcome.message, outcome.details);
     switch (outcome.status) {
       case CaseStatus::passed:
         std::cout << "  " << outcome.message << "\n";
-        RecordProperty(kCaseSummaryProperty, outcome.message);  // Reports keep it.
+        RecordProperty(kCaseSummaryProperty, message);  // Reports keep it.
         return;
-      case CaseStatus::failed: ADD_FAILURE() << outcome.message; return;
-      case CaseStatus::dropped: GTEST_SKIP() << "dropped: " << outcome.message; return;
-      case CaseStatus::skipped: GTEST_SKIP() << outcome.message; return;
+      case CaseStatus::failed: ADD_FAILURE() << message; return;
+      case CaseStatus::dropped: GTEST_SKIP() << "dropped: " << message; return;
+      case CaseStatus::skipped: GTEST_SKIP() << message; return;
     }
   }
 

@@ -1,17 +1,23 @@
-// rapidcheck properties over a kernel: random shapes from the task's domains, random scales.
+// rapidcheck properties over a kernel: edge-seeking shapes from the task's domains, random scales.
 #pragma once
 
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "framework/case_outcome.h"
+#include "framework/correctness_case.h"
+#include "framework/edge_dims.h"
 #include "rkt/registration.h"
 #include "rkt/task.h"
 
 namespace rkt {
 
 enum class PropertyKind {
-  shapes,  ///< Dims drawn from the task's domains (1, odd, off-multiples, up to 2x), scale 1.
+  shapes,  ///< Edge-seeking dims drawn from the task's domains (framework/edge_dims.h), scale 1.
   scale,   ///< The test dims; every floating input scaled by +-10^u, u uniform in [-3, 3].
 };
 
@@ -19,15 +25,53 @@ const std::vector<PropertyKind>& all_property_kinds();
 /// "shapes" or "scale": used in test names.
 const char* to_string(PropertyKind kind);
 
-/// Runs one property with rapidcheck. On failure the message holds the shrunk case (dims, scale,
-/// seed), the kernel's error, and the RC_PARAMS string that replays exactly that case.
-CaseOutcome run_property(const KernelSpec& kernel, const TaskSpec& task, PropertyKind kind);
+/// One rapidcheck run within a property: its trials, the input budget each trial's dims are fitted
+/// to, how dims are drawn, and a time limit after which its remaining trials are not run.
+struct PropertyPhase {
+  std::string name;  ///< Appended to the property's id ("" for the first phase).
+  int trials = 0;
+  std::int64_t input_budget = 0;  // [bytes]
+  DimTier tier = DimTier::edges;
+  double time_budget_seconds = 0;  // [s]; 0: no limit
+};
 
-/// The dims a property trial uses: each dim with a domain drawn by `draw(min, max)`, bounded by
-/// kPropertyMaxDimFactor x the test size and by the device's input budget (largest dims halved
-/// until the inputs fit).
-Dims bounded_property_dims(const TaskSpec& task, Device device,
-                           const std::function<std::int64_t(const std::string&, std::int64_t,
-                                                            std::int64_t)>& draw);
+/// The phases of `kind` on `device`. Shapes on the CPU: one phase of kPropertyTrialsCpu edge trials.
+/// Shapes on CUDA: kPropertySmallTrialsCuda cheap edge trials (small input budget, time-bounded),
+/// then kPropertyFullSizeTrialsCuda trials near and above the benchmark size. Scale: one phase.
+std::vector<PropertyPhase> property_phases(PropertyKind kind, Device device);
+
+/// The range of each domain dim of `task` in property trials on `device`: the task's domain, capped
+/// at kPropertyMaxDimFactor x the size the kernel is tested at.
+std::map<std::string, DimRange> property_dim_ranges(const TaskSpec& task, Device device);
+
+/// `dims` with dims halved until the task's inputs fit `budget`: the largest dim that is not
+/// "large" (above large_dim_floor) first, so that a large draw survives when the others can give
+/// way; large dims only when nothing else can.
+Dims fit_to_input_budget(const TaskSpec& task, Dims dims, std::int64_t budget,
+                         const std::map<std::string, DimRange>& ranges);
+
+/// Total bytes of the task's inputs at `dims`.
+std::int64_t input_bytes(const TaskSpec& task, const Dims& dims);
+
+/// Runs one trial: the task under the trial's config, and its inputs.
+using PropertyTrial = std::function<CaseOutcome(const TaskSpec& trial_task, const CaseInputs&)>;
+
+struct PropertyOptions {
+  std::string id;  ///< rapidcheck's test id, e.g. "softmax/cpu/property_shapes".
+  Device device = Device::cpu;
+  /// The rapidcheck seed; default: RC_PARAMS's seed, else the run's seed.
+  std::optional<std::uint64_t> seed;
+  /// Trials per phase instead of the defaults (measurements); RC_PARAMS's max_success still wins.
+  std::optional<int> trials;
+};
+
+/// Runs property `kind` of `task` through `trial` with rapidcheck, phase by phase. On failure the
+/// message holds the shrunk case (dims, scale, seed), the trial's message and the RC_PARAMS string
+/// that replays exactly that case; the outcome's details hold the failing case's inputs.
+CaseOutcome run_property_trials(const TaskSpec& task, PropertyKind kind,
+                                const PropertyOptions& options, const PropertyTrial& trial);
+
+/// Runs one property of `kernel` (each trial a correctness case).
+CaseOutcome run_property(const KernelSpec& kernel, const TaskSpec& task, PropertyKind kind);
 
 }  // namespace rkt

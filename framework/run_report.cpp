@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "framework/case_records_json.h"
 #include "framework/json_text.h"
 #include "framework/sample_statistics.h"
 
@@ -196,11 +197,7 @@ std::string results_json(const RunReport& report) {
     }
     out << "],\n     \"cases\": [";
     for (std::size_t c = 0; c < kernel.cases.cases.size(); ++c) {
-      const CaseRecord& record = kernel.cases.cases[c];
-      out << (c ? "," : "") << "\n       {\"name\": " << json_string(record.name)
-          << ", \"status\": " << json_string(record.status)
-          << ", \"milliseconds\": " << number(record.milliseconds)
-          << ", \"message\": " << json_string(record.message) << "}";
+      out << (c ? "," : "") << "\n       " << case_record_json(kernel.cases.cases[c]);
     }
     out << "],\n     \"problems\": [";
     for (std::size_t p = 0; p < kernel.cases.problems.size(); ++p) {

@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 
+#include "framework/case_records_json.h"
 #include "framework/hidden_inputs.h"
 #include "framework/verdict_channel.h"
 
@@ -131,6 +132,7 @@ ChildResult run_child(const SupervisionOptions& options, const std::string& filt
         std::getline(fields, message);
         if (!message.empty() && message[0] == ' ') message.erase(0, 1);
         record.message = unescape_record_field(message);
+        record.details = take_case_details(record.message);
         result.ended.push_back(record);
         result.running.clear();
       } else if (kind == "complete") {

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "framework/case_outcome.h"
+
 namespace rkt {
 
 /// The verdict on one case, as the supervisor saw it.
@@ -12,6 +14,7 @@ struct CaseRecord {
   std::string status;  ///< "passed", "failed", "skipped", or "crashed" (no verdict: see message)
   double milliseconds = 0;
   std::string message;
+  CaseDetails details{};  ///< Dims, scale, seed, reproduce (framework/case_records_json.h).
 };
 
 /// How long a child may take to start (load LibTorch, register its cases) before its first case.

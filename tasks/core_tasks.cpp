@@ -7,16 +7,45 @@
 #include <ATen/ATen.h>
 
 #include "rkt/task.h"
+#include "tasks/relation_draws.h"
+#include "rkt/value_families.h"
 
 namespace {
 
 using rkt::Dims;
+using Family = rkt::ValueFamily;
 namespace values = rkt::values;
 
 double d(const Dims& dims, const char* name) { return static_cast<double>(dims.at(name)); }
 constexpr double kFloatBytes = 4;  // [bytes per float32 element]
 
+using rkt::RelationInstance;
+using rkt::Tensors;
+using rkt::relation_draws::homogeneous_in;
+using rkt::relation_draws::invariant_under_affine;
+
 }  // namespace
+
+// Metamorphic relations (include/rkt/metamorphic_relations.h): checked with the kernel alone.
+RKT_RELATION(relu, "scale", "relu(a x) = a relu(x), a = 2^k > 0", homogeneous_in({0}));
+RKT_RELATION(sum_dim, "scale", "sum(a x) = a sum(x), a = 2^k", homogeneous_in({0}));
+RKT_RELATION(sum_dim, "permute_rows", "sum(x[p]) = sum(x)[p] for a permutation p of the rows",
+             [](const Tensors& in, at::Generator& generator) {
+               const at::Tensor p = at::randperm(in[0].size(0), generator, at::kLong);
+               return RelationInstance{{in[0].index_select(0, p).contiguous()}, [p](const Tensors& y) {
+                                         return Tensors{y[0].index_select(0, p.to(y[0].device()))};
+                                       }};
+             });
+RKT_RELATION(softmax, "shift", "softmax(x + c) = softmax(x), c per row in [-8, 8]",
+             invariant_under_affine(0, 0, 8));
+RKT_RELATION(layernorm, "affine", "layernorm(a x + c) = layernorm(x), a = 2^k > 0, c per row",
+             invariant_under_affine(-2, 2, 4));
+RKT_RELATION(rmsnorm, "scale", "rmsnorm(a x) = rmsnorm(x), a = 2^k > 0", invariant_under_affine(-2, 2, 0));
+RKT_RELATION(matmul, "bilinear", "(a A)(a B) = a^2 AB, a = 2^k", homogeneous_in({0, 1}, 2));
+RKT_RELATION(conv2d, "linear", "conv(a x, w, a b) = a conv(x, w, b), a = 2^k", homogeneous_in({0, 2}));
+RKT_RELATION(cross_entropy, "shift", "loss(logits + c) = loss(logits), c per row in [-8, 8]",
+             invariant_under_affine(0, 0, 8));
+RKT_RELATION(dropout, "scale", "dropout(a x, keep) = a dropout(x, keep), a = 2^k", homogeneous_in({0}));
 
 // KernelBench draws x from torch.rand (all >= 0), where returning x unchanged is correct: the
 // task filter flags that (a trivial kernel passes). Normal inputs make the task meaningful.
@@ -31,6 +60,7 @@ RKT_TASK(relu)
     .reference([](const std::vector<at::Tensor>& in) { return std::vector{at::relu(in[0])}; })
     .bytes([](const Dims& s) { return 2 * d(s, "B") * d(s, "N") * kFloatBytes; })
     .flops([](const Dims& s) { return d(s, "B") * d(s, "N"); });
+RKT_VALUE_FAMILIES(relu, {Family::ties, Family::signed_zeros_denormals});
 
 RKT_TASK(sum_dim)
     .describe("y[b] = sum over n of x[b, n]")
@@ -43,6 +73,7 @@ RKT_TASK(sum_dim)
     .reference([](const std::vector<at::Tensor>& in) { return std::vector{in[0].sum(1)}; })
     .bytes([](const Dims& s) { return (d(s, "B") * d(s, "N") + d(s, "B")) * kFloatBytes; })
     .flops([](const Dims& s) { return d(s, "B") * d(s, "N"); });
+RKT_VALUE_FAMILIES(sum_dim, {Family::mixed_magnitudes, Family::ties});
 
 RKT_TASK(softmax)
     .describe("y = softmax(x) over the last dim")
@@ -56,6 +87,8 @@ RKT_TASK(softmax)
     .bytes([](const Dims& s) { return 2 * d(s, "B") * d(s, "N") * kFloatBytes; })
     .flops([](const Dims& s) { return 5 * d(s, "B") * d(s, "N"); })
     .output_scale([](const Dims& s) { return 1 / d(s, "N"); });  // Each row sums to 1.
+// Ties: equal maxima; offset: rows far from zero (a shift softmax ignores).
+RKT_VALUE_FAMILIES(softmax, {Family::offset, Family::mixed_magnitudes, Family::ties});
 
 RKT_TASK(layernorm)
     .describe("y = (x - mean) / sqrt(var + 1e-5) * weight + bias over the last dim (biased var)")
@@ -72,6 +105,8 @@ RKT_TASK(layernorm)
     })
     .bytes([](const Dims& s) { return (2 * d(s, "B") * d(s, "N") + 2 * d(s, "N")) * kFloatBytes; })
     .flops([](const Dims& s) { return 8 * d(s, "B") * d(s, "N"); });
+// Offset: rows far from zero next to their spread, where E[x^2] - E[x]^2 cancels.
+RKT_VALUE_FAMILIES(layernorm, {Family::offset, Family::mixed_magnitudes, Family::ties});
 
 RKT_TASK(rmsnorm)
     .describe("y = x / sqrt(mean(x^2) + 1e-6) * weight over the last dim (LLaMA's RMSNorm)")
@@ -88,6 +123,7 @@ RKT_TASK(rmsnorm)
     })
     .bytes([](const Dims& s) { return (2 * d(s, "B") * d(s, "N") + d(s, "N")) * kFloatBytes; })
     .flops([](const Dims& s) { return 4 * d(s, "B") * d(s, "N"); });
+RKT_VALUE_FAMILIES(rmsnorm, {Family::mixed_magnitudes, Family::signed_zeros_denormals});
 
 RKT_TASK(matmul)
     .describe("C = A @ B")
@@ -148,6 +184,7 @@ RKT_TASK(cross_entropy)
     })
     .bytes([](const Dims& s) { return d(s, "B") * d(s, "C") * kFloatBytes + d(s, "B") * 8 + 4; })
     .flops([](const Dims& s) { return 4 * d(s, "B") * d(s, "C"); });
+RKT_VALUE_FAMILIES(cross_entropy, {Family::offset, Family::ties});
 
 // A random operator. The reference must be deterministic, so the randomness is an input: the
 // framework draws the keep mask from the case seed (like any input), and the kernel and the
@@ -168,3 +205,4 @@ RKT_TASK(dropout)
     })
     .bytes([](const Dims& s) { return 3 * d(s, "B") * d(s, "N") * kFloatBytes; })
     .flops([](const Dims& s) { return 2 * d(s, "B") * d(s, "N"); });
+RKT_VALUE_FAMILIES(dropout, {Family::signed_zeros_denormals});

@@ -13,11 +13,16 @@
 #include <initializer_list>
 
 #include "rkt/task.h"
+#include "tasks/relation_draws.h"
+#include "rkt/value_families.h"
 
 namespace {
 
 using rkt::ConfigChoice;
 using rkt::Dims;
+using Family = rkt::ValueFamily;
+using rkt::relation_draws::homogeneous_in;
+using rkt::relation_draws::invariant_under_affine;
 namespace values = rkt::values;
 using Tensors = std::vector<at::Tensor>;
 
@@ -76,6 +81,12 @@ RKT_TASK(rkb_layernorm)
     })
     .flops([](const Dims& s) { return 8 * count(s, {"B", "F", "D1", "D2"}); });
 RKT_BACKWARD_TASK(rkb_layernorm_backward, rkb_layernorm);
+RKT_RELATION(rkb_layernorm, "affine", "layer_norm(a x + c) = layer_norm(x), a = 2^k > 0, c per sample",
+             invariant_under_affine(-2, 2, 4, 1));
+RKT_RELATION(rkb_layernorm_backward, "linear_in_cotangent", "the gradients scale with grad_y",
+             homogeneous_in({3}));
+// Offset: rows far from zero next to their spread, where E[x^2] - E[x]^2 cancels.
+RKT_VALUE_FAMILIES(rkb_layernorm, {Family::offset, Family::mixed_magnitudes});
 
 RKT_TASK(rkb_llama_rmsnorm)
     .describe("y = x * rsqrt(mean(x^2 over H) + 1e-5) * w (LLaMA's RMSNorm, w ~ N(1, 0.1))")
@@ -94,6 +105,11 @@ RKT_TASK(rkb_llama_rmsnorm)
     .bytes([](const Dims& s) { return (2 * count(s, {"B", "T", "H"}) + count(s, {"H"})) * kFloatBytes; })
     .flops([](const Dims& s) { return 4 * count(s, {"B", "T", "H"}); });
 RKT_BACKWARD_TASK(rkb_llama_rmsnorm_backward, rkb_llama_rmsnorm);
+RKT_RELATION(rkb_llama_rmsnorm, "scale", "rmsnorm(a x) = rmsnorm(x), a = 2^k > 0",
+             invariant_under_affine(-2, 2, 0));
+RKT_RELATION(rkb_llama_rmsnorm_backward, "linear_in_cotangent", "the gradients scale with grad_y",
+             homogeneous_in({2}));
+RKT_VALUE_FAMILIES(rkb_llama_rmsnorm, {Family::mixed_magnitudes});
 
 // ---- Linear layers -----------------------------------------------------------------------------
 
@@ -119,6 +135,10 @@ RKT_TASK(rkb_mnist_linear)
     })
     .flops([](const Dims& s) { return 2 * count(s, {"B", "K", "N"}); });
 RKT_BACKWARD_TASK(rkb_mnist_linear_backward, rkb_mnist_linear);
+RKT_RELATION(rkb_mnist_linear, "linear", "linear(a x, W, a b) = a linear(x, W, b), a = 2^k",
+             homogeneous_in({0, 2}));
+RKT_RELATION(rkb_mnist_linear_backward, "linear_in_cotangent", "the gradients scale with grad_y",
+             homogeneous_in({3}));
 
 // robust-kbench's recorded run of mnist_linear_relu used one config: batch 64, in 128, out 10,
 // init kaiming; the init axis adds its other two init methods.
@@ -142,6 +162,10 @@ RKT_TASK(rkb_mnist_linear_relu)
     })
     .flops([](const Dims& s) { return 2 * count(s, {"B", "K", "N"}) + count(s, {"B", "N"}); });
 RKT_BACKWARD_TASK(rkb_mnist_linear_relu_backward, rkb_mnist_linear_relu);
+RKT_RELATION(rkb_mnist_linear_relu, "scale", "relu(linear(a x, W, a b)) = a relu(linear(x, W, b)), a = 2^k > 0",
+             homogeneous_in({0, 2}));
+RKT_RELATION(rkb_mnist_linear_relu_backward, "linear_in_cotangent", "the gradients scale with grad_y",
+             homogeneous_in({3}));
 
 // robust-kbench's unet_linear files were not available: a linear layer on a 3-D (batch, tokens,
 // features) input, as the task is described, with PyTorch's default init.
@@ -165,6 +189,10 @@ RKT_TASK(rkb_unet_linear)
     })
     .flops([](const Dims& s) { return 2 * count(s, {"B", "T", "Fin", "Fout"}); });
 RKT_BACKWARD_TASK(rkb_unet_linear_backward, rkb_unet_linear);
+RKT_RELATION(rkb_unet_linear, "linear", "linear(a x, W, a b) = a linear(x, W, b), a = 2^k",
+             homogeneous_in({0, 2}));
+RKT_RELATION(rkb_unet_linear_backward, "linear_in_cotangent", "the gradients scale with grad_y",
+             homogeneous_in({3}));
 
 RKT_TASK(rkb_llama_ffw)
     .describe("y = (silu(x @ gate_proj^T) * (x @ up_proj^T)) @ down_proj^T (LLaMA's SwiGLU MLP, "
@@ -219,6 +247,10 @@ RKT_TASK(rkb_mnist_conv_relu_pool)
       return 2 * 9 * count(s, {"B", "Cout", "Cin"}) * (s.at("H") - 2) * (s.at("W") - 2);
     });
 RKT_BACKWARD_TASK(rkb_mnist_conv_relu_pool_backward, rkb_mnist_conv_relu_pool);
+RKT_RELATION(rkb_mnist_conv_relu_pool, "scale", "pool(relu(conv(a x, w, a b))) = a pool(relu(conv(x, w, b))), a = 2^k > 0",
+             homogeneous_in({0, 2}));
+RKT_RELATION(rkb_mnist_conv_relu_pool_backward, "linear_in_cotangent", "the gradients scale with grad_y",
+             homogeneous_in({3}));
 
 RKT_TASK(rkb_mnist_pool)
     .describe("y = max_pool2d(x, 2): window 2, stride 2, no padding")
@@ -237,6 +269,11 @@ RKT_TASK(rkb_mnist_pool)
     })
     .flops([](const Dims& s) { return count(s, {"B", "C", "H", "W"}); });
 RKT_BACKWARD_TASK(rkb_mnist_pool_backward, rkb_mnist_pool);
+RKT_RELATION(rkb_mnist_pool, "scale", "max_pool(a x) = a max_pool(x), a = 2^k > 0", homogeneous_in({0}));
+RKT_RELATION(rkb_mnist_pool_backward, "linear_in_cotangent", "the gradient scales with grad_y",
+             homogeneous_in({1}));
+// Ties: equal values in a window (which one is the max must not matter to the value).
+RKT_VALUE_FAMILIES(rkb_mnist_pool, {Family::ties, Family::signed_zeros_denormals});
 
 // robust-kbench's unet_conv2d: xavier init by default, zero biases; the bias axis adds random
 // biases so that a kernel must add them.
@@ -338,3 +375,15 @@ RKT_TASK(rkb_mnist_cross_entropy)
 // The loss is a mean over B: its gradients are of order 1/B, the scale the filter judges by.
 RKT_BACKWARD_TASK(rkb_mnist_cross_entropy_backward, rkb_mnist_cross_entropy)
     .output_scale([](const Dims& s) { return 1 / count(s, {"B"}); });
+
+// Metamorphic relations of the tasks above without a backward pair next to them.
+RKT_RELATION(rkb_unet_conv2d, "linear", "conv(a x, w, a b) = a conv(x, w, b), a = 2^k",
+             homogeneous_in({0, 2}));
+// With the primary config's identity BatchNorm statistics (mean 0, bias 0) the block is
+// positively homogeneous.
+RKT_RELATION(rkb_resnet_block, "scale", "block(a x) = a block(x), a = 2^k > 0 (identity BatchNorm)",
+             homogeneous_in({0}));
+RKT_RELATION(rkb_mnist_cross_entropy, "shift", "loss(logits + c) = loss(logits), c per row in [-8, 8]",
+             invariant_under_affine(0, 0, 8));
+RKT_RELATION(rkb_mnist_cross_entropy_backward, "linear_in_cotangent",
+             "the gradient scales with grad_loss", homogeneous_in({2}));

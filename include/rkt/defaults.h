@@ -5,18 +5,70 @@
 
 namespace rkt::defaults {
 
-/// rapidcheck trials per property for CPU kernels (RC_PARAMS="max_success=N" overrides).
+/// rapidcheck trials per property for CPU kernels (RC_PARAMS="max_success=N" overrides). With the
+/// edge mixture below, 40 trials catch each measured bug class in at least 99 of 100 seeds
+/// (docs/property_detection.md): a class drawn with probability 0.15 per trial is missed with
+/// probability 0.85^40 = 0.15%.
 inline constexpr int kPropertyTrialsCpu = 40;  // [trials]
-/// rapidcheck trials per property for CUDA kernels: each trial runs at up to 2x the benchmark size.
+/// Scale-property trials for CUDA kernels: each runs at the benchmark size.
 inline constexpr int kPropertyTrialsCuda = 12;  // [trials]
+/// Shape-property trials for CUDA kernels at edge-seeking dims within the small input budget
+/// below: cheap (milliseconds each), so as many as the CPU gets.
+inline constexpr int kPropertySmallTrialsCuda = 40;  // [trials]
+/// ...and trials near and above the benchmark size (up to 2x, within kPropertyInputBudgetCuda):
+/// few, since each costs a full-size reference; they catch what only large sizes show (index
+/// overflow, grid limits, a fixed-size buffer).
+inline constexpr int kPropertyFullSizeTrialsCuda = 3;  // [trials]
+/// The small-shape trials of a CUDA shape property stop once they have taken this long (the
+/// full-size trials still run); the case message says how many ran. Shrinking is never cut short.
+inline constexpr double kPropertySmallTrialsSecondsCuda = 60;  // [s]
 /// Largest total size of a property trial's inputs on the CPU.
 inline constexpr std::int64_t kPropertyInputBudgetCpu = 64ll << 20;  // [bytes]
-/// Largest total size of a property trial's inputs on a GPU.
+/// Largest total size of a small-shape property trial's inputs on a GPU (cheap trials).
+inline constexpr std::int64_t kPropertySmallInputBudgetCuda = 64ll << 20;  // [bytes]
+/// Largest total size of a full-size property trial's inputs on a GPU.
 inline constexpr std::int64_t kPropertyInputBudgetCuda = 2ll << 30;  // [bytes]
+
+// ---- Edge-seeking dims (framework/edge_dims.cpp) ------------------------------------------------
+// Each property dim is drawn from a mixture. The shares sum to 1; each is there because a class of
+// kernel bug hides outside it (docs/property_detection.md measures the detection rate of each).
+/// The smallest value (1): kernels that assume two rows, two elements, a non-empty tail.
+inline constexpr double kEdgeDimOneShare = 0.15;  // [fraction of draws]
+/// The next two values (2, 3): fewer elements than a vector load or a warp.
+inline constexpr double kEdgeDimTinyShare = 0.10;  // [fraction of draws]
+/// g-1, g, g+1 at a multiple of a granularity g (4 ... 1024, and the test size): tails and tiles.
+inline constexpr double kEdgeDimGranularityShare = 0.30;  // [fraction of draws]
+/// Primes next to powers of two (and below 64): odd, and a multiple of nothing.
+inline constexpr double kEdgeDimPrimeShare = 0.10;  // [fraction of draws]
+/// Uniform over the whole range.
+inline constexpr double kEdgeDimUniformShare = 0.15;  // [fraction of draws]
+/// Large: above 1.5x the test size (fixed-size buffers sized for the benchmark); the remainder.
+inline constexpr double kEdgeDimLargeShare =
+    1 - kEdgeDimOneShare - kEdgeDimTinyShare - kEdgeDimGranularityShare - kEdgeDimPrimeShare -
+    kEdgeDimUniformShare;  // [fraction of draws]
+/// Full-size trials: share of dims drawn above 1.5x the test size...
+inline constexpr double kFullSizeDimLargeShare = 0.5;  // [fraction of draws]
+/// ...at the test size or one away from it; the rest uniform between the test size and the top.
+inline constexpr double kFullSizeDimTestEdgeShare = 0.25;  // [fraction of draws]
 /// Property tests draw each dim up to this multiple of the size the kernel is tested at.
 inline constexpr std::int64_t kPropertyMaxDimFactor = 2;  // [x test size]
 /// Property tests draw scales log-uniformly in [10^-d, 10^d] with a random sign; this is d.
 inline constexpr int kPropertyScaleDecades = 3;  // [decades]
+// ---- Value families (framework/value_families.cpp) ----------------------------------------------
+/// offset: data inputs shifted by this many standard deviations of their values. One-pass variance
+/// (E[x^2] - E[x]^2 in float32) loses about (offset/std)^2 x 2^-24 x sqrt(N) of the variance;
+/// a two-pass or Welford kernel loses about offset/std x 2^-24 x sqrt(N). At 10 the first is well
+/// outside fp32's 1e-5 error norm at N = 300 and the second inside it (float32 loops over 37 rows
+/// of 300: one-pass 3.6e-5, Welford 2.3e-6; at 3 the one-pass kernel passes, at 30 Welford
+/// comes within 2x of the bound at N = 600). Value-family cases run at the task's small size.
+inline constexpr double kValueOffsetStds = 10;  // [x std of the input]
+/// mixed_magnitudes: each element multiplied by 10^u, u uniform in [-d, d]; this is d.
+inline constexpr double kValueMixedDecades = 3;  // [decades]
+/// ties: values rounded to multiples of this fraction of their standard deviation.
+inline constexpr double kValueTieGridStds = 0.25;  // [x std of the input]
+/// signed_zeros_denormals: the share of elements replaced by +0, -0 or a denormal.
+inline constexpr double kValueSpecialShare = 0.25;  // [fraction of elements]
+
 /// A kernel's test process is killed after this long (robust-kbench uses 300 s per stage).
 inline constexpr int kKernelProcessTimeoutSeconds = 300;  // [s]
 

@@ -24,11 +24,13 @@ void softmax_half_exp(rkt::KernelCall& call) {
   const float* x = call.input(0).data_as<const float>();
   float* y = call.output(0).data_as<float>();
   for (std::int64_t r = 0; r < rows; ++r) {
-    _Float16 sum = 0;
+    // Each exp is rounded to half (its range is the point); the sum is kept in float, as the fp16
+    // class means (half inputs, float32 accumulation), so that x1 passes.
+    float sum = 0;
     for (std::int64_t j = 0; j < n; ++j) sum += static_cast<_Float16>(std::exp(x[r * n + j]));
     for (std::int64_t j = 0; j < n; ++j) {
       const _Float16 e = static_cast<_Float16>(std::exp(x[r * n + j]));
-      y[r * n + j] = static_cast<float>(e / sum);
+      y[r * n + j] = static_cast<float>(e) / sum;
     }
   }
 }

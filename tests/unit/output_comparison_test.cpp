@@ -20,7 +20,9 @@ TEST(DefaultTolerance, FollowsKernelBenchAndKernelBenchVerified) {
   EXPECT_EQ(default_tolerance(Precision::fp32).rtol, 1e-4);
   EXPECT_EQ(default_tolerance(Precision::tf32).atol, 1e-3);
   EXPECT_EQ(default_tolerance(Precision::bf16).rtol, 1e-2);
-  EXPECT_EQ(default_tolerance(Precision::fp16).atol, 1e-2);
+  // fp16's floor sits below bf16's input rounding (3 fewer mantissa bits), so that a bf16 kernel
+  // claiming fp16 fails; the judge raises it to what an honest fp16 kernel gives on each case.
+  EXPECT_EQ(default_tolerance(Precision::fp16).atol, 1e-3);
   EXPECT_LT(default_tolerance(Precision::fp32).max_relative_error_norm,
             default_tolerance(Precision::tf32).max_relative_error_norm);
 }

@@ -17,28 +17,50 @@ const TaskSpec& task(const char* id) {
   return *found;
 }
 
-TEST(PropertyDims, DrawEachDomainDimUpToTwiceTheTestSize) {
+TEST(PropertyDims, RangeOverEachDomainDimUpToTwiceTheTestSize) {
   const TaskSpec& matmul = task("matmul");
-  std::map<std::string, std::pair<std::int64_t, std::int64_t>> asked;
-  bounded_property_dims(matmul, Device::cpu,
-                        [&](const std::string& name, std::int64_t min, std::int64_t max) {
-                          asked[name] = {min, max};
-                          return min;
-                        });
-  ASSERT_EQ(asked.size(), 3u);
-  EXPECT_EQ(asked["M"].first, 1);
-  EXPECT_EQ(asked["M"].second, defaults::kPropertyMaxDimFactor * matmul.small_dims().at("M"));
-  EXPECT_EQ(asked["K"].second, defaults::kPropertyMaxDimFactor * matmul.small_dims().at("K"));
+  const auto ranges = property_dim_ranges(matmul, Device::cpu);
+  ASSERT_EQ(ranges.size(), 3u);
+  EXPECT_EQ(ranges.at("M").min, 1);
+  EXPECT_EQ(ranges.at("M").max, defaults::kPropertyMaxDimFactor * matmul.small_dims().at("M"));
+  EXPECT_EQ(ranges.at("K").max, defaults::kPropertyMaxDimFactor * matmul.small_dims().at("K"));
+  EXPECT_EQ(ranges.at("K").test_size, matmul.small_dims().at("K"));
+  // On CUDA the range is around the benchmark size, capped by the domain.
+  EXPECT_EQ(property_dim_ranges(matmul, Device::cuda).at("K").max, 8192);
 }
 
 TEST(PropertyDims, StayWithinTheInputBudget) {
   const TaskSpec& relu = task("relu");
-  // Ask for the largest dims the CUDA domain allows; the budget must cut them down.
-  const Dims dims = bounded_property_dims(
-      relu, Device::cuda, [](const std::string&, std::int64_t, std::int64_t max) { return max; });
-  const std::int64_t bytes = dims.at("B") * dims.at("N") * 4;
-  EXPECT_LE(bytes, defaults::kPropertyInputBudgetCuda);
+  // The largest dims the CUDA domain allows; the budget must cut them down.
+  const auto ranges = property_dim_ranges(relu, Device::cuda);
+  Dims dims = relu.default_dims();
+  for (const auto& [name, range] : ranges) dims[name] = range.max;
+  dims = fit_to_input_budget(relu, dims, defaults::kPropertySmallInputBudgetCuda, ranges);
+  EXPECT_LE(dims.at("B") * dims.at("N") * 4, defaults::kPropertySmallInputBudgetCuda);
   EXPECT_GE(dims.at("B"), 1);
+}
+
+TEST(PropertyDims, BudgetKeepsALargeDrawWhenTheOthersCanGiveWay) {
+  // A row longer than 1.5x the benchmark size survives; the row count gives way.
+  const TaskSpec& relu = task("relu");
+  const auto ranges = property_dim_ranges(relu, Device::cuda);
+  const Dims dims = fit_to_input_budget(relu, {{"B", 8000}, {"N", 16000}},
+                                        defaults::kPropertySmallInputBudgetCuda, ranges);
+  EXPECT_EQ(dims.at("N"), 16000);
+  EXPECT_LE(dims.at("B") * 16000 * 4, defaults::kPropertySmallInputBudgetCuda);
+}
+
+TEST(PropertyPhases, CudaRunsManySmallTrialsThenAFewAtFullSize) {
+  const auto cuda = property_phases(PropertyKind::shapes, Device::cuda);
+  ASSERT_EQ(cuda.size(), 2u);
+  EXPECT_EQ(cuda[0].trials, defaults::kPropertySmallTrialsCuda);
+  EXPECT_EQ(cuda[0].input_budget, defaults::kPropertySmallInputBudgetCuda);
+  EXPECT_GT(cuda[0].time_budget_seconds, 0);
+  EXPECT_EQ(cuda[1].tier, DimTier::full_size);
+  EXPECT_EQ(cuda[1].trials, defaults::kPropertyFullSizeTrialsCuda);
+  const auto cpu = property_phases(PropertyKind::shapes, Device::cpu);
+  ASSERT_EQ(cpu.size(), 1u);
+  EXPECT_EQ(cpu[0].trials, defaults::kPropertyTrialsCpu);
 }
 
 TEST(Seeds, AreStableForAKeyAndDifferAcrossKeys) {

@@ -1,0 +1,55 @@
+// Precision bounds derived from the computation, not from one constant per class.
+//
+// Why: a fixed tf32 bound (1e-3) failed an honest CPU matmul that rounds its inputs to TF32 and
+// accumulates in float32 (1 element of 1485 at M=33 K=70 N=45): the error of an honest kernel
+// depends on the reduction length, the magnitudes involved and the number of elements whose tail
+// the elementwise check must cover. Rather than model each task, the judge measures it: the
+// task's reference in float32 on the case's inputs rounded to the claimed class, to nearest and
+// stochastically (honest_output_samples), are honest kernels of that class, and the worse one's
+// distance from the float64 reference sets the bound. A kernel one class lower (bf16 inputs claiming tf32: 8x the input
+// rounding error) lands far outside it.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "rkt/precision.h"
+
+namespace rkt {
+
+/// How far above the emulated honest error an honest kernel may land: rounding by truncation
+/// instead of to nearest (tensor cores fed float32 bits) gives about 2.6x the error norm of the
+/// emulation (a bias of 2u per product plus the same noise); a kernel one class lower gives 8x.
+inline constexpr double kHonestErrorNormFactor = 4;  // [x emulated error norm]
+/// Elementwise: the largest of n honest errors is about sqrt(2 ln n) standard deviations; this
+/// factor covers a different honest rounding on top (the noise part is the same as the emulation's).
+inline constexpr double kHonestErrorTailFactor = 2;  // [x expected largest of n]
+/// Elementwise, against heavy tails: where a few outputs carry all the weight (softmax of inputs
+/// scaled x1000 is nearly one-hot; its top elements move by tens of percent with the last input
+/// bits), the largest honest error says more than the RMS. A different honest rounding lands
+/// within this multiple of the emulation's largest error; a kernel one class lower, 8x further.
+inline constexpr double kHonestMaxErrorFactor = 3;  // [x emulated largest error]
+/// Elementwise relative part: a truncating kernel's bias is 2u per product; twice that.
+inline constexpr double kHonestRelativeUnits = 4;  // [x unit roundoff]
+
+/// The tolerance for one output of a kernel claiming `precision`, given the float64 reference and
+/// the output of an honest kernel of that class (honest_outputs) on the same inputs. Never below
+/// `floor` (the class's default, or the task's widened tolerance):
+///   atol = max(floor.atol, kHonestErrorTailFactor * (sqrt(2 ln n) + 1) * rms(honest - ref) / scale,
+///              kHonestMaxErrorFactor * max|honest - ref| / scale)
+///   rtol = max(floor.rtol, kHonestRelativeUnits * unit_roundoff(precision))
+///   norm = max(floor.norm, kHonestErrorNormFactor * ||honest - ref|| / ||ref||)
+/// with n the output's elements and scale = max(rms(ref), scale_floor), the unit atol is in.
+/// A non-finite honest output (the class cannot represent the case) leaves the floor.
+Tolerance derived_tolerance(const Tolerance& floor, Precision precision,
+                            const at::Tensor& reference, const at::Tensor& honest,
+                            double scale_floor);
+
+/// The same over several honest kernels (honest_output_samples): each bound from the worst.
+Tolerance derived_tolerance(const Tolerance& floor, Precision precision,
+                            const at::Tensor& reference, const std::vector<at::Tensor>& honest,
+                            double scale_floor);
+
+}  // namespace rkt

@@ -1,0 +1,117 @@
+// Verdicts a program can read: case details through the message, JSON records, and case
+// selection by --kernel and --filter together.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <memory>
+
+#include "framework/case_records_json.h"
+#include "framework/case_selection.h"
+
+namespace rkt {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+CaseDetails example_details() {
+  CaseDetails details;
+  details.known = true;
+  details.dims = {{"B", 3}, {"N", 41}};
+  details.scale = -0.25;
+  details.seed_known = true;
+  details.seed = 123456789;
+  details.config = "batch=64,init=kaiming";
+  details.reproduce = "RC_PARAMS=\"seed=5 max_success=40 reproduce=AbC; d\"";
+  return details;
+}
+
+TEST(CaseDetails, TravelAtTheEndOfTheMessageAndComeOffIntact) {
+  const std::string original = "softmax/x failed:\n  3 of 123 elements are outside atol";
+  std::string message = with_case_details(original, example_details());
+  EXPECT_THAT(message, HasSubstr("\n[case] dims B=3 N=41; scale -0.25; seed 123456789"));
+  message += "\n";  // The verdict channel may add a newline.
+  const CaseDetails back = take_case_details(message);
+  EXPECT_EQ(message, original);
+  ASSERT_TRUE(back.known);
+  EXPECT_EQ(back.dims, example_details().dims);
+  EXPECT_EQ(back.scale, -0.25);
+  EXPECT_EQ(back.seed, 123456789u);
+  EXPECT_EQ(back.config, "batch=64,init=kaiming");
+  EXPECT_EQ(back.reproduce, example_details().reproduce);
+}
+
+TEST(CaseDetails, AMessageWithoutDetailsIsLeftAlone) {
+  std::string message = "no details here\n[case] but not a details line\nmore";
+  const std::string before = message;
+  EXPECT_FALSE(take_case_details(message).known);
+  EXPECT_EQ(message, before);
+  EXPECT_EQ(with_case_details("plain", CaseDetails{}), "plain");
+}
+
+TEST(CaseDetails, AWithheldSeedStaysWithheld) {
+  CaseDetails details = example_details();
+  details.seed_known = false;
+  details.reproduce.clear();
+  std::string message = with_case_details("m", details);
+  const CaseDetails back = take_case_details(message);
+  ASSERT_TRUE(back.known);
+  EXPECT_FALSE(back.seed_known);
+  CaseRecord record{"softmax/x.correctness_x1", "failed", 2, "m", back};
+  EXPECT_THAT(case_record_json(record), HasSubstr("\"seed\": null"));
+}
+
+TEST(CaseRecordsJson, EachCaseHasStatusMessageDimsScaleSeedAndReproduce) {
+  CaseRecord record{"softmax/x.property_shapes", "failed", 12.5, "why", example_details()};
+  const std::string json = case_record_json(record);
+  EXPECT_THAT(json, HasSubstr("\"suite\": \"softmax/x\", \"case\": \"property_shapes\""));
+  EXPECT_THAT(json, HasSubstr("\"status\": \"failed\""));
+  EXPECT_THAT(json, HasSubstr("\"dims\": {\"B\": 3, \"N\": 41}"));
+  EXPECT_THAT(json, HasSubstr("\"scale\": -0.25, \"seed\": 123456789"));
+  EXPECT_THAT(json, HasSubstr("rkt test --filter 'softmax/x.property_shapes'"));
+  CaseRecord plain{"softmax/x.integrity_replay", "passed", 1, "", CaseDetails{}};
+  EXPECT_THAT(case_record_json(plain), Not(HasSubstr("\"dims\"")));
+}
+
+TEST(CaseSelection, GtestFilterSyntax) {
+  EXPECT_TRUE(matches_gtest_filter("softmax/a.correctness_x1", "softmax/*.correctness_*"));
+  EXPECT_FALSE(matches_gtest_filter("relu/a.correctness_x1", "softmax/*.correctness_*"));
+  EXPECT_TRUE(matches_gtest_filter("relu/a.property_scale", "*.correctness_*:*.property_*"));
+  EXPECT_FALSE(matches_gtest_filter("relu/a.property_scale", "*-*.property_*"));
+  EXPECT_TRUE(matches_gtest_filter("relu/a.property_shapes", "-*.correctness_*"));
+  EXPECT_TRUE(matches_gtest_filter("relu/ab.x", "relu/a?.x"));
+  EXPECT_FALSE(matches_gtest_filter("relu/abc.x", "relu/a?.x"));
+  EXPECT_EQ(case_selection_filter("", ""), "*");
+  EXPECT_EQ(case_selection_filter("", "F"), "F");
+  EXPECT_EQ(case_selection_filter("softmax/k", ""), "*softmax/k*.*");
+}
+
+std::string output_of(const std::string& command) {
+  std::string output;
+  std::array<char, 4096> buffer{};
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen(command.c_str(), "r"), ::pclose);
+  if (!pipe) return output;
+  while (std::fgets(buffer.data(), buffer.size(), pipe.get()) != nullptr) output += buffer.data();
+  return output;
+}
+
+TEST(RktTest, KernelAndFilterBothApplyAndJsonHasOneRecordPerCase) {
+  // Before, --filter replaced --kernel: this would have run every kernel's correctness_x1.
+  const std::string json = output_of(std::string("RKT_SEED=5 ") + RKT_ADVERSARIES_EXECUTABLE +
+                                     " test --kernel softmax/edge_odd --filter '*.correctness_x1:*.property_shapes' --json 2>/dev/null");
+  EXPECT_THAT(json, HasSubstr("\"name\": \"softmax/edge_odd.correctness_x1\""));
+  EXPECT_THAT(json, HasSubstr("\"name\": \"softmax/edge_odd.property_shapes\""));
+  EXPECT_THAT(json, Not(HasSubstr("relu/")));
+  EXPECT_THAT(json, Not(HasSubstr("edge_honest")));
+  EXPECT_THAT(json, Not(HasSubstr("correctness_x3")));
+  // The shape property fails (N odd) and says at which dims, seed and how to replay it.
+  EXPECT_THAT(json, HasSubstr("\"status\": \"failed\""));
+  EXPECT_THAT(json, HasSubstr("\"reproduce\": \"RC_PARAMS="));
+  EXPECT_THAT(json, HasSubstr("\"reproduce\": \"RKT_SEED=5 rkt test --filter 'softmax/edge_odd.correctness_x1'\""));
+  EXPECT_THAT(json, HasSubstr("\"summary\": {\"passed\": 1, \"failed\": 1"));
+}
+
+}  // namespace
+}  // namespace rkt

@@ -1,0 +1,64 @@
+// Value families: each transform does what it says, only to data inputs, and every declared task
+// exists.
+#include <gtest/gtest.h>
+
+#include <ATen/ATen.h>
+
+#include "framework/input_generation.h"
+#include "framework/value_families.h"
+#include "rkt/defaults.h"
+
+namespace rkt {
+namespace {
+
+std::vector<at::Tensor> layernorm_inputs() {
+  const TaskSpec& layernorm = *find_task("layernorm");
+  return generate_inputs(layernorm, layernorm.small_dims(), 5);
+}
+
+TEST(ValueFamilies, OffsetShiftsTheDataFarFromZeroAndLeavesWeightsAlone) {
+  const TaskSpec& layernorm = *find_task("layernorm");
+  auto inputs = layernorm_inputs();
+  const auto before = layernorm_inputs();
+  apply_value_family(layernorm, inputs, ValueFamily::offset, 1);
+  const double mean = inputs[0].mean().item<double>(), std = inputs[0].std().item<double>();
+  EXPECT_GT(mean / std, 0.9 * defaults::kValueOffsetStds);
+  EXPECT_TRUE(inputs[1].equal(before[1]));  // weight
+  EXPECT_TRUE(inputs[2].equal(before[2]));  // bias
+}
+
+TEST(ValueFamilies, TiesRepeatValuesAndMixedMagnitudesSpanDecades) {
+  const TaskSpec& layernorm = *find_task("layernorm");
+  auto tied = layernorm_inputs();
+  apply_value_family(layernorm, tied, ValueFamily::ties, 1);
+  const auto unique = std::get<0>(at::_unique(tied[0].flatten()));
+  EXPECT_LT(unique.numel(), tied[0].numel() / 100);  // 11100 values on a grid of about 40
+  auto mixed = layernorm_inputs();
+  apply_value_family(layernorm, mixed, ValueFamily::mixed_magnitudes, 1);
+  const at::Tensor magnitudes = mixed[0].abs();
+  EXPECT_GT(magnitudes.max().item<double>() / magnitudes.median().item<double>(), 1e3);
+}
+
+TEST(ValueFamilies, SignedZerosAndDenormalsAppearAtTheirShare) {
+  const TaskSpec& relu = *find_task("relu");
+  auto inputs = generate_inputs(relu, relu.small_dims(), 3);
+  apply_value_family(relu, inputs, ValueFamily::signed_zeros_denormals, 2);
+  const at::Tensor x = inputs[0];
+  const double special = (x.abs() < 1e-37).to(at::kDouble).mean().item<double>();
+  EXPECT_NEAR(special, defaults::kValueSpecialShare, 0.03);
+  EXPECT_TRUE((at::signbit(x) & (x == 0)).any().item<bool>());            // -0
+  EXPECT_TRUE(((x != 0) & (x.abs() < 1.17e-38)).any().item<bool>());      // denormals
+}
+
+TEST(ValueFamilies, EveryDeclaringTaskIsRegisteredAndTheLayerNormsDeclareOffset) {
+  for (const std::string& id : tasks_with_value_families()) {
+    EXPECT_NE(find_task(id), nullptr) << "value families declared for unknown task '" << id << "'";
+  }
+  const auto& layernorm = value_families_of("layernorm");
+  EXPECT_NE(std::find(layernorm.begin(), layernorm.end(), ValueFamily::offset), layernorm.end());
+  const auto& rkb = value_families_of("rkb_layernorm");
+  EXPECT_NE(std::find(rkb.begin(), rkb.end(), ValueFamily::offset), rkb.end());
+}
+
+}  // namespace
+}  // namespace rkt

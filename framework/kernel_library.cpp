@@ -135,20 +135,6 @@ at::Tensor allocate_for_kernel(at::IntArrayRef sizes, c10::ScalarType dtype, con
   return at::empty(sizes, at::TensorOptions().dtype(dtype).device(to_torch_device(kernel.device())));
 }
 
-namespace {
-
-wire::TensorRef reference_to(const at::Tensor& tensor, const SharedLocation& location) {
-  wire::TensorRef ref;
-  ref.buffer = location.buffer.id;
-  ref.offset_bytes = location.offset_bytes;
-  ref.sizes = tensor.sizes().vec();
-  ref.strides = tensor.strides().vec();
-  ref.dtype = to_dtype(tensor.scalar_type());
-  ref.device = to_device(tensor.device());
-  return ref;
-}
-
-}  // namespace
 
 KernelRun invoke_in_worker(const KernelSpec& kernel, const std::vector<at::Tensor>& inputs,
                            const std::vector<OutputSignature>& signatures) {
@@ -178,7 +164,7 @@ KernelRun invoke_in_worker(const KernelSpec& kernel, const std::vector<at::Tenso
     for (const at::Tensor& tensor : *group) {
       const SharedLocation location = *locate_shared(tensor);
       buffers.push_back({location.buffer, location.fd});
-      (group == &staged ? arguments.inputs : arguments.outputs).push_back(reference_to(tensor, location));
+      (group == &staged ? arguments.inputs : arguments.outputs).push_back(tensor_reference(tensor, location));
     }
   }
   request.sets.push_back(arguments);

@@ -118,6 +118,17 @@ std::optional<SharedLocation> locate_shared(const at::Tensor& tensor) {
   return SharedLocation{found->second.buffer, found->second.fd, address - found->first};
 }
 
+wire::TensorRef tensor_reference(const at::Tensor& tensor, const SharedLocation& location) {
+  wire::TensorRef ref;
+  ref.buffer = location.buffer.id;
+  ref.offset_bytes = location.offset_bytes;
+  ref.sizes = tensor.sizes().vec();
+  ref.strides = tensor.strides().vec();
+  ref.dtype = to_dtype(tensor.scalar_type());
+  ref.device = to_device(tensor.device());
+  return ref;
+}
+
 std::vector<std::uint64_t> take_released_buffers() {
   Registry& shared = registry();
   std::lock_guard<std::mutex> lock(shared.mutex);

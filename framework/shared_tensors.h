@@ -30,6 +30,9 @@ struct SharedLocation {
 /// The shared buffer holding `tensor`'s memory, or nothing when it is not shared memory.
 std::optional<SharedLocation> locate_shared(const at::Tensor& tensor);
 
+/// How the worker finds `tensor` inside `location`'s buffer.
+wire::TensorRef tensor_reference(const at::Tensor& tensor, const SharedLocation& location);
+
 /// Buffers freed since the last call (their memory is held until the worker has let go of
 /// them: CUDA allocations are freed by release_confirmed()).
 std::vector<std::uint64_t> take_released_buffers();

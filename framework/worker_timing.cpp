@@ -17,14 +17,7 @@ wire::TensorRef reference_to(const at::Tensor& tensor, std::vector<SharedLocatio
   const std::optional<SharedLocation> location = locate_shared(tensor);
   if (!location) throw std::logic_error("a timed tensor is not in shared memory");
   buffers.push_back({location->buffer, location->fd});
-  wire::TensorRef ref;
-  ref.buffer = location->buffer.id;
-  ref.offset_bytes = location->offset_bytes;
-  ref.sizes = tensor.sizes().vec();
-  ref.strides = tensor.strides().vec();
-  ref.dtype = to_dtype(tensor.scalar_type());
-  ref.device = to_device(tensor.device());
-  return ref;
+  return tensor_reference(tensor, *location);
 }
 
 double milliseconds_since(std::chrono::steady_clock::time_point start) {

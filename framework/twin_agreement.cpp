@@ -24,6 +24,10 @@
 namespace rkt {
 namespace {
 
+// Outputs this small against the largest input in both the twin and the reference are zero up
+// to rounding: both writings computed a value that is exactly zero.
+constexpr double kTwinNumericallyZero = 1e-12;  // [x largest input magnitude]
+
 void save_tensors(const std::string& path, const std::vector<at::Tensor>& tensors) {
   const std::vector<char> bytes = torch::jit::pickle_save(c10::IValue(tensors));
   std::ofstream file(path, std::ios::binary);
@@ -169,10 +173,24 @@ std::string judge_case(const TaskSpec& task, const TwinCase& twin_case,
   const double scale_floor = numerically_zero_floor(reference);
   std::string failures;
   double worst_excess = 0;
+  // An output that is zero up to rounding in both writings (a degenerate task such as
+  // KernelBench L2 23, whose GroupNorm mean is exactly zero) agrees: its relative error is noise.
+  double input_scale = 1;
+  for (const at::Tensor& input : inputs) {
+    if (input.is_floating_point() && input.numel() > 0) {
+      input_scale = std::max(input_scale, input.abs().max().item<double>());
+    }
+  }
   for (std::size_t o = 0; o < outputs.size(); ++o) {
     const OutputCheck check = check_output(outputs[o], reference[o], signatures[o].dtype,
                                            at::kCPU, tolerance, scale_floor);
     if (check.passed) continue;
+    const double zero_limit = kTwinNumericallyZero * input_scale;
+    if (outputs[o].is_floating_point() && outputs[o].numel() > 0 &&
+        reference[o].abs().max().item<double>() <= zero_limit &&
+        outputs[o].abs().max().item<double>() <= zero_limit) {
+      continue;
+    }
     const WorstElement worst = worst_element(outputs[o], reference[o], tolerance, scale_floor);
     worst_excess = std::max(worst_excess, worst.excess);
     failures += " output '" + task.output_names()[o] + "': " + check.message +

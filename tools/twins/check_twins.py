@@ -7,8 +7,10 @@
    dims, every config, the four distributions x1, x3, x0.01, negated; the case seeds, so
    RKT_SEED reproduces a run) and saves them with the C++ torch::pickle_save.
 2. This script runs each task's twin (TWINS[task id] in the modules of --twins, default
-   tasks/twins/) in float32 on those inputs and saves its outputs with torch.save; a twin that
-   raises leaves the error instead.
+   tasks/twins/) in float64 on those inputs (the question is whether the two writings compute
+   the same thing, not how float32 rounds it; the compiled twin's float32 outputs are checked
+   against the reference before every benchmark) and saves its outputs, rounded to float32, with
+   torch.save; a twin that raises leaves the error instead.
 3. `rkt twin-check` judges every twin output against the C++ reference computed in float64, with
    the fp32 tolerance and the same check a kernel's outputs go through (output_comparison.cpp),
    and prints one line per task (the worst element of every disagreeing task), then
@@ -49,8 +51,9 @@ def run_twins(work, twins):
             with torch.serialization.safe_globals([tensor_list_builder]):
                 inputs = torch.load(base + ".inputs.pt")
             try:
+                wide = [x.double() if x.is_floating_point() else x for x in inputs]
                 with torch.no_grad():
-                    outputs = twins[task][0](*inputs)
+                    outputs = twins[task][0](*wide)
                 if isinstance(outputs, torch.Tensor):
                     raise TypeError("the twin returned a tensor, not a tuple of tensors")
                 outputs = list(outputs)
@@ -58,6 +61,7 @@ def run_twins(work, twins):
                     if not isinstance(output, torch.Tensor):
                         raise TypeError(f"output {index} is a {type(output).__name__}, "
                                         "not a tensor")
+                outputs = [o.float() if o.dtype == torch.float64 else o for o in outputs]
                 torch.save([output.detach().contiguous().clone() for output in outputs],
                            base + ".twin.pt")
             except Exception as error:  # Reported by rkt twin-check, with the task's name.

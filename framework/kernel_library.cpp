@@ -177,7 +177,7 @@ KernelRun invoke_in_worker(const KernelSpec& kernel, const std::vector<at::Tenso
   }
   release_confirmed();
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    if (!staged[i].is_same(inputs[i])) const_cast<at::Tensor&>(inputs[i]).copy_(staged[i]);
+    if (!staged[i].is_same(inputs[i])) inputs[i].copy_(staged[i]);
   }
   if (!reply.ok) throw std::runtime_error(reply.error);
   run.outputs = std::move(outputs);

@@ -25,7 +25,27 @@ constexpr const char* kInheritedVariables[] = {
 
 constexpr int kWorkerSocketFd = 3;  // The descriptor the worker finds its socket on.
 
-[[noreturn]] void exec_worker(const WorkerLaunch& launch, int socket) {
+// The worker's command line and environment, built before fork: the child of a multithreaded
+// process may only make async-signal-safe calls (no allocation) until execve.
+struct WorkerCommand {
+  std::vector<std::string> arguments, environment;
+  std::vector<char*> argv, envp;
+
+  explicit WorkerCommand(const WorkerLaunch& launch) {
+    arguments = {"rkt-worker", "--socket", std::to_string(kWorkerSocketFd), "--library", launch.library};
+    if (!launch.change_root) arguments.push_back("--no-chroot");
+    for (const char* name : kInheritedVariables) {
+      if (const char* value = std::getenv(name)) environment.push_back(std::string(name) + "=" + value);
+    }
+    for (std::string& argument : arguments) argv.push_back(argument.data());
+    argv.push_back(nullptr);
+    for (std::string& entry : environment) envp.push_back(entry.data());
+    envp.push_back(nullptr);
+  }
+};
+
+[[noreturn]] void exec_worker(const std::string& executable, const WorkerCommand& command,
+                              int socket) {
   // In the child: only async-signal-safe calls until execve.
   if (socket != kWorkerSocketFd) {
     dup2(socket, kWorkerSocketFd);
@@ -38,20 +58,7 @@ constexpr int kWorkerSocketFd = 3;  // The descriptor the worker finds its socke
   if (syscall(SYS_close_range, kWorkerSocketFd + 1, ~0U, 0) != 0) {
     for (int fd = kWorkerSocketFd + 1; fd < 65536; ++fd) close(fd);
   }
-  std::vector<std::string> environment;
-  for (const char* name : kInheritedVariables) {
-    if (const char* value = std::getenv(name)) environment.push_back(std::string(name) + "=" + value);
-  }
-  std::vector<char*> envp;
-  for (std::string& entry : environment) envp.push_back(entry.data());
-  envp.push_back(nullptr);
-  std::string socket_text = std::to_string(kWorkerSocketFd);
-  std::vector<char*> argv = {const_cast<char*>("rkt-worker"), const_cast<char*>("--socket"),
-                             socket_text.data(), const_cast<char*>("--library"),
-                             const_cast<char*>(launch.library.c_str())};
-  if (!launch.change_root) argv.push_back(const_cast<char*>("--no-chroot"));
-  argv.push_back(nullptr);
-  execve(launch.executable.c_str(), argv.data(), envp.data());
+  execve(executable.c_str(), command.argv.data(), command.envp.data());
   _exit(127);
 }
 
@@ -67,10 +74,11 @@ WorkerProcess::WorkerProcess(const WorkerLaunch& launch) {
     setsockopt(s, SOL_SOCKET, SO_SNDBUF, &buffer_bytes, sizeof buffer_bytes);
     setsockopt(s, SOL_SOCKET, SO_RCVBUF, &buffer_bytes, sizeof buffer_bytes);
   }
+  const WorkerCommand command(launch);
   std::fflush(nullptr);
   pid_ = fork();
   if (pid_ < 0) throw WorkerFailure(std::string("fork: ") + std::strerror(errno));
-  if (pid_ == 0) exec_worker(launch, sockets[1]);
+  if (pid_ == 0) exec_worker(launch.executable, command, sockets[1]);
   close(sockets[1]);
   socket_ = sockets[0];
   wire::Request describe;

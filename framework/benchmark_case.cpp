@@ -73,9 +73,8 @@ std::vector<SharedArguments> shared_arguments(const KernelSpec& kernel,
   for (auto& set : sets) {
     set->outputs.clear();
     for (const OutputSignature& signature : set->prepared.signatures) {
-      at::Tensor output = allocate_for_kernel(signature.sizes, signature.dtype, kernel);
-      output.fill_(at::isFloatingType(signature.dtype) ? std::numeric_limits<double>::quiet_NaN() : -1.0);
-      set->outputs.push_back(output);
+      set->outputs.push_back(allocate_for_kernel(signature.sizes, signature.dtype, kernel));
+      poison_output(set->outputs.back());
     }
     arguments.push_back({set->prepared.device_inputs, set->outputs});
   }

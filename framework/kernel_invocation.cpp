@@ -46,18 +46,21 @@ std::vector<OutputSignature> infer_output_signatures(const TaskSpec& task,
   return signatures;
 }
 
+void poison_output(const at::Tensor& output) {
+  if (at::isFloatingType(output.scalar_type())) {
+    output.fill_(std::numeric_limits<double>::quiet_NaN());
+  } else {
+    output.fill_(std::numeric_limits<std::int64_t>::min());
+  }
+}
+
 std::vector<at::Tensor> allocate_poisoned_outputs(const std::vector<OutputSignature>& signatures,
                                                   Device device) {
   std::vector<at::Tensor> outputs;
   for (const OutputSignature& signature : signatures) {
-    at::Tensor output = at::empty(
-        signature.sizes, at::TensorOptions().dtype(signature.dtype).device(to_torch_device(device)));
-    if (at::isFloatingType(signature.dtype)) {
-      output.fill_(std::numeric_limits<double>::quiet_NaN());
-    } else {
-      output.fill_(std::numeric_limits<std::int64_t>::min());
-    }
-    outputs.push_back(output);
+    outputs.push_back(at::empty(
+        signature.sizes, at::TensorOptions().dtype(signature.dtype).device(to_torch_device(device))));
+    poison_output(outputs.back());
   }
   return outputs;
 }

@@ -30,6 +30,9 @@ std::vector<OutputSignature> infer_output_signatures(const TaskSpec& task,
                                                      const std::vector<at::Tensor>& inputs,
                                                      Device device);
 
+/// Fills `output` with the poison: NaN for floating types, the most negative value otherwise.
+void poison_output(const at::Tensor& output);
+
 /// Tensors of `signatures` on `device`, every floating element NaN and every integer element
 /// the most negative value, so an element the kernel never writes cannot pass as a result.
 std::vector<at::Tensor> allocate_poisoned_outputs(const std::vector<OutputSignature>& signatures,

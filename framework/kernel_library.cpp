@@ -141,13 +141,8 @@ KernelRun invoke_in_worker(const KernelSpec& kernel, const std::vector<at::Tenso
   KernelRun run;
   std::vector<at::Tensor> outputs;
   for (const OutputSignature& signature : signatures) {
-    at::Tensor output = allocate_for_kernel(signature.sizes, signature.dtype, kernel);
-    if (at::isFloatingType(signature.dtype)) {
-      output.fill_(std::numeric_limits<double>::quiet_NaN());
-    } else {
-      output.fill_(std::numeric_limits<std::int64_t>::min());
-    }
-    outputs.push_back(output);
+    outputs.push_back(allocate_for_kernel(signature.sizes, signature.dtype, kernel));
+    poison_output(outputs.back());
   }
   std::vector<at::Tensor> staged;  // inputs as the worker sees them
   for (const at::Tensor& input : inputs) {

@@ -7,7 +7,7 @@
 #
 # The kernels run --in-process (the debugging mode): the sanitizer instruments the process that
 # runs the kernel, and an isolated worker starts with a clean environment, without the
-# sanitizer's injection. Logs go to ${OUT:-sanitize-out}/; the last lines are a table of each
+# sanitizer's injection. RKT_SANITIZE_TIMEOUT=S stops each tool after S seconds. Logs go to ${OUT:-sanitize-out}/; the last lines are a table of each
 # tool's error count. Exit status 1 when a shipped kernel has errors or the adversary is missed.
 set -uo pipefail
 build="${1:-build}"
@@ -26,9 +26,10 @@ status=0
 printf '%-10s %-28s %8s %8s\n' tool target errors seconds >"$out/summary.txt"
 for tool in memcheck racecheck synccheck; do
   start=$(date +%s)
-  "$sanitizer" --tool "$tool" --target-processes all --print-limit 20 \
+  timeout "${RKT_SANITIZE_TIMEOUT:-3000}" "$sanitizer" --tool "$tool" --target-processes all --print-limit 20 \
     "$build/bin/rkt" --in-process test --kernel "$kernels" --filter '*.correctness_x1' \
     --timeout 900 >"$out/$tool.log" 2>&1
+  [[ $? == 124 ]] && echo "(stopped after ${RKT_SANITIZE_TIMEOUT} s)" >>"$out/$tool.log"
   errors=$(errors_in "$out/$tool.log")
   printf '%-10s %-28s %8s %8s\n' "$tool" "shipped ($kernels)" "$errors" "$(($(date +%s) - start))" \
     >>"$out/summary.txt"

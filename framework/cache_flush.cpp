@@ -14,21 +14,27 @@
 namespace rkt {
 namespace {
 
-// The last-level cache of CPU 0 from sysfs, or 32 MiB when it cannot be read.
+// The last-level cache of CPU 0 from sysfs, or 32 MiB when it cannot be read; read once (a
+// worker reads it before its sandbox closes /sys).
 std::int64_t host_cache_bytes() {
-  std::ifstream file("/sys/devices/system/cpu/cpu0/cache/index3/size");
-  std::string text;
-  if (file >> text && !text.empty()) {
-    const std::int64_t value = std::atoll(text.c_str());
-    const char unit = text.back();
-    if (unit == 'K') return value << 10;
-    if (unit == 'M') return value << 20;
-    return value;
-  }
-  return 32ll << 20;
+  static const std::int64_t bytes = [] {
+    std::ifstream file("/sys/devices/system/cpu/cpu0/cache/index3/size");
+    std::string text;
+    if (file >> text && !text.empty()) {
+      const std::int64_t value = std::atoll(text.c_str());
+      const char unit = text.back();
+      if (unit == 'K') return value << 10;
+      if (unit == 'M') return value << 20;
+      return value;
+    }
+    return std::int64_t{32} << 20;
+  }();
+  return bytes;
 }
 
 }  // namespace
+
+void learn_cache_sizes() { host_cache_bytes(); }
 
 void flush_caches(Device device) {
 #if RKT_WITH_CUDA

@@ -11,4 +11,8 @@ namespace rkt {
 /// The first call sizes its buffer (reading sysfs or the device's properties).
 void flush_caches(Device device);
 
+/// Reads the sizes flush_caches() needs (the CPU's last-level cache from sysfs) without
+/// allocating the flush buffer: a worker calls it before its sandbox hides /sys.
+void learn_cache_sizes();
+
 }  // namespace rkt

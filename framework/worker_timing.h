@@ -41,7 +41,8 @@ std::string check_request_times(double judge_ms, double claimed_ms, double empty
 
 /// [ms] What a request of `samples` timed calls costs without a kernel: the judge runs the same
 /// cache flushes and clock marks on `device` in its own process (cheapest of
-/// kTimingCalibrationRounds) and adds the round-trip allowance.
+/// kTimingCalibrationRounds, measured once per process and device) and adds the round-trip
+/// allowance.
 double judge_empty_request_ms(Device device, int samples);
 
 /// Measures `kernel` in its worker over `sets` with the engine's options and stopping rule

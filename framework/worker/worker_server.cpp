@@ -138,9 +138,11 @@ bool uses_cuda(const wire::Request& request, const WorkerState& state) {
 }  // namespace
 
 void prepare_devices(const std::vector<KernelSpec*>& kernels) {
-  // The CPU's flush buffer (twice the last-level cache: 600 MB on a 300 MB-LLC host) is left to
-  // the first timed request: a worker that only runs test cases never needs it, and touching it
-  // here cost every worker start 0.45 s. CUDA is readied here because the sandbox would stop it.
+  // The CPU's flush buffer (twice the last-level cache: 600 MB on a 300 MB-LLC host) is allocated
+  // by the first timed request: a worker that only runs test cases never needs it, and touching
+  // it here cost every worker start 0.45 s; its size is read now, while /sys is visible. CUDA is
+  // readied here because the sandbox would stop it.
+  learn_cache_sizes();
   bool cuda = false;
   for (const KernelSpec* kernel : kernels) cuda = cuda || kernel->device() == Device::cuda;
   if (cuda && device_available(Device::cuda)) {
@@ -163,6 +165,7 @@ void prepare_devices(const std::vector<KernelSpec*>& kernels) {
 
 std::string check_devices_in_sandbox(const std::vector<KernelSpec*>& kernels) {
 #if RKT_WITH_CUDA
+  learn_cache_sizes();
   bool cuda = false;
   for (const KernelSpec* kernel : kernels) cuda = cuda || kernel->device() == Device::cuda;
   if (!cuda || !device_available(Device::cuda)) return "";

@@ -11,7 +11,8 @@
 #   "faults" runs the fault-containment and stream tests (rkt_selftest) on the GPU;
 #   "sanitize" runs tools/gpu/sanitize.sh (compute-sanitizer over the CUDA kernels);
 #   "property" times the CUDA property cases per kernel (ctest -L property -L cuda);
-#   "multigpu" runs the CUDA ctest tests on every GPU (resource spec) and on one, timing both.
+#   "multigpu" runs the CUDA correctness groups on every GPU (resource spec) and on one, timing
+#   both and checking that no two tests shared a GPU.
 set -uo pipefail
 steps="${RKT_GPU_STEPS:-ctest repeats aoti main}"
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -71,14 +72,16 @@ if [[ " $steps " == *" multigpu "* ]]; then
   bash tools/gpu/ctest_resources.sh >"$out/resources.json"
   gpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l)
   start=$(date +%s)
-  ctest --test-dir "$build" -V -L cuda -LE property --resource-spec-file "$out/resources.json" \
+  # The CUDA correctness groups (RKT_MULTIGPU_LABEL to choose another label).
+  label="${RKT_MULTIGPU_LABEL:-correctness}"
+  ctest --test-dir "$build" -V -R cuda -L "$label" --resource-spec-file "$out/resources.json" \
     -j "$gpus" >"$out/ctest_cuda_${gpus}gpus.log" 2>&1
-  echo "ctest -L cuda on $gpus GPUs (resource spec, -j $gpus): exit $?, $(($(date +%s) - start)) s"
+  echo "ctest -R cuda -L $label on $gpus GPUs (resource spec, -j $gpus): exit $?, $(($(date +%s) - start)) s"
   python3 tools/gpu/check_gpu_sharing.py "$out/ctest_cuda_${gpus}gpus.log" | tail -n 4
   start=$(date +%s)
-  CUDA_VISIBLE_DEVICES=0 ctest --test-dir "$build" -L cuda -LE property -j 1 \
+  CUDA_VISIBLE_DEVICES=0 ctest --test-dir "$build" -R cuda -L "$label" -j 1 \
     >"$out/ctest_cuda_1gpu.log" 2>&1
-  echo "ctest -L cuda on 1 GPU: exit $?, $(($(date +%s) - start)) s"
+  echo "ctest -R cuda -L $label on 1 GPU: exit $?, $(($(date +%s) - start)) s"
 fi
 if [[ " $steps " == *" sanitize "* ]]; then
   start=$(date +%s)

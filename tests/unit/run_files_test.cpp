@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -10,6 +11,7 @@
 
 #include "framework/json_text.h"
 #include "framework/run_folder.h"
+#include "framework/run_merge.h"
 #include "framework/run_sharding.h"
 
 namespace rkt {
@@ -99,6 +101,74 @@ TEST(RunFolder, NamesTheFileAndTheFieldThatIsWrong) {
   EXPECT_EQ(read_text(""), "'" + path + "' is empty or cannot be read");
   EXPECT_THAT(error_of([] { read_run_results("/nonexistent/run"); }),
               HasSubstr("'/nonexistent/run' does not exist"));
+}
+
+// The golden run cut into `count` shards the way --shard cuts a run (sorted ids, round-robin).
+std::vector<RunReport> golden_shards(int count) {
+  RunReport whole = read_run_results(std::string(RKT_GOLDEN_DIRECTORY) + "/results.json");
+  std::sort(whole.kernels.begin(), whole.kernels.end(),
+            [](const KernelReport& a, const KernelReport& b) { return a.full_id() < b.full_id(); });
+  std::vector<RunReport> shards(count, whole);
+  for (int i = 0; i < count; ++i) {
+    shards[i].kernels.clear();
+    shards[i].shard_index = i + 1;
+    shards[i].shard_count = count;
+    shards[i].selected_kernels = static_cast<int>(whole.kernels.size());
+  }
+  for (std::size_t p = 0; p < whole.kernels.size(); ++p) {
+    shards[p % count].kernels.push_back(whole.kernels[p]);
+  }
+  return shards;
+}
+
+TEST(MergeShards, RebuildsTheWholeRunFromItsShards) {
+  RunReport whole = read_run_results(std::string(RKT_GOLDEN_DIRECTORY) + "/results.json");
+  std::sort(whole.kernels.begin(), whole.kernels.end(),
+            [](const KernelReport& a, const KernelReport& b) { return a.full_id() < b.full_id(); });
+  std::vector<RunReport> shards = golden_shards(4);
+  std::swap(shards[0], shards[2]);  // The command line's order does not matter.
+  RunReport merged = merge_shards(shards, {"a", "b", "c", "d"});
+  EXPECT_EQ(merged.merged_shards, 4);
+  EXPECT_EQ(merged.shard_count, 0);
+  merged.merged_shards = 0;
+  EXPECT_EQ(results_json(merged), results_json(whole));
+  EXPECT_EQ(report_markdown(merged), report_markdown(whole));
+}
+
+TEST(MergeShards, RefusesWhatWouldMakeTheReportLie) {
+  const auto refusal = [](std::vector<RunReport> shards) {
+    std::vector<std::string> labels;
+    for (std::size_t s = 0; s < shards.size(); ++s) labels.push_back("run" + std::to_string(s + 1));
+    return error_of([&] { merge_shards(shards, labels); });
+  };
+  EXPECT_EQ(refusal({}), "no shards to merge");
+  std::vector<RunReport> shards = golden_shards(3);
+  EXPECT_EQ(refusal({shards[0], shards[2]}), "shards missing: 2/3");
+  EXPECT_EQ(refusal({shards[0], shards[1], shards[1], shards[2]}),
+            "shard 2/3 is given twice: run2 and run3");
+  std::vector<RunReport> reseeded = shards;
+  reseeded[1].seed = 43;
+  EXPECT_EQ(refusal(reseeded), "the shards are not of one run: the seed is '42' in run1 but '43' in run2");
+  std::vector<RunReport> unfinished = shards;
+  unfinished[2].finished = false;
+  EXPECT_THAT(refusal(unfinished), HasSubstr("run3 did not finish"));
+  std::vector<RunReport> overlapping = shards;
+  overlapping[1].kernels.push_back(shards[0].kernels[0]);
+  EXPECT_EQ(refusal(overlapping), "kernel " + shards[0].kernels[0].full_id() +
+                                      " on cuda is in two shards: run1 and run2");
+  std::vector<RunReport> short_one = shards;
+  short_one[2].kernels.pop_back();
+  EXPECT_EQ(refusal(short_one),
+            "the shards hold 5 kernels but the run selected 6 (shards of different builds?)");
+  std::vector<RunReport> other_gpu = shards;
+  other_gpu[1].peaks["cuda"].device_name = "Other GPU";
+  EXPECT_THAT(refusal(other_gpu), HasSubstr("measured cuda kernels on different devices"));
+  std::vector<RunReport> in_process = shards;
+  in_process[2].isolation = "in-process (debugging)";
+  EXPECT_THAT(refusal(in_process), HasSubstr("the isolation mode is 'isolated' in run1 but 'in-process'"));
+  RunReport unsharded = shards[0];
+  unsharded.shard_count = 0;
+  EXPECT_EQ(refusal({unsharded}), "run1 is not a shard (it was not run with --shard I/N)");
 }
 
 TEST(Sharding, ParsesIOfNAndNamesWhatIsWrong) {

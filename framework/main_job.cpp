@@ -84,9 +84,14 @@ int run_main_job(const MainJobOptions& options) {
   const std::string directory = options.output_directory.empty()
                                     ? "runs/" + utc_time("%Y%m%dT%H%M%SZ")
                                     : options.output_directory;
-  make_directories(directory);
   const std::string scratch = directory + "/benchmarks";
-  make_directories(scratch);
+  try {
+    make_directories(directory);
+    make_directories(scratch);
+  } catch (const std::runtime_error& error) {
+    std::cerr << "rkt run: " << error.what() << " for the run's results (--out)\n";
+    return 2;
+  }
   // A terminal gets a progress line before each kernel (done/total, elapsed, estimate); a log
   // (CI, a pipe, a file) gets one plain line per finished kernel and nothing that redraws.
   const bool terminal = ::isatty(1) && std::getenv("CI") == nullptr;

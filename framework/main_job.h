@@ -15,7 +15,8 @@ struct MainJobOptions {
   ShardSpec shard;  ///< --shard I/N: only this shard's share of the selected kernels.
 };
 
-/// Runs the job and returns the process exit code (0 when every kernel passed every case).
+/// Runs the job and returns the process exit code (0 when every kernel passed every case, 1
+/// when one failed, 2 when the run folder cannot be created).
 int run_main_job(const MainJobOptions& options);
 
 }  // namespace rkt

@@ -44,6 +44,11 @@ grep -qF "did you mean 'relu/" "$work/out" || fail "no suggestion for rleu"
 error "--kernel 'qqqqqqqqqqqqqqqqqqqq' matches none of the" "$rkt" test --kernel qqqqqqqqqqqqqqqqqqqq
 grep -qF "'rkt list' shows them" "$work/out" || fail "no pointer to 'rkt list'"
 
+# A run folder that cannot be created.
+touch "$work/a_file"
+error "rkt run: cannot create directory '$work/a_file/run' for the run's results (--out)" \
+  "$rkt" run --kernel relu/cpu_loops --out "$work/a_file/run"
+
 # --shard.
 for bad in 0/2 3/2 x/y 2 1/0 -1/2 1/2/3 ""; do
   error "--shard takes I/N (shard I of N, 1 <= I <= N, e.g. 2/4), not '$bad'" \

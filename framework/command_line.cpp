@@ -24,6 +24,9 @@
 #include "framework/listing.h"
 #include "framework/main_job.h"
 #include "framework/registry_validation.h"
+#include "framework/run_comparison.h"
+#include "framework/run_merge.h"
+#include "framework/run_sharding.h"
 #include "framework/seeding.h"
 #include "framework/supervisor.h"
 #include "framework/task_filter.h"
@@ -43,11 +46,21 @@ Usage:
                                     runs cases, each kernel in its own supervised process;
                                     --json: one record per case (status, message, dims,
                                     scale, seed, config, reproduce) on standard output
-  rkt run [--out DIR] [--kernel ID] [--timeout SECONDS]
+  rkt run [--out DIR] [--kernel ID] [--timeout SECONDS] [--shard I/N]
                                     the main job: every kernel's cases, then a benchmark of
                                     each kernel that passed them against its task's baselines;
                                     writes DIR/results.json, report.md, report.html
-                                    (default DIR: runs/<UTC time>)
+                                    (default DIR: runs/<UTC time>); exit 1 when a kernel fails
+  rkt compare BASE NEW [--tolerance PERCENT]
+                                    the merge gate: BASE and NEW are results.json files or run
+                                    folders; prints a Markdown table per kernel; exit 0: no
+                                    regression, 1: a kernel slower beyond the measured noise
+                                    (the medians' 95% intervals do not overlap, after widening
+                                    the base's by PERCENT, default %TOLERANCE%), or failing or
+                                    skipped in NEW, or NEW unfinished; 2: unreadable input
+  rkt merge --out DIR RUN...        combines the run folders of one sharded run (every shard
+                                    1/N..N/N, same seed) into DIR/results.json, report.md,
+                                    report.html; refuses (exit 2) overlaps, gaps, mismatches
   rkt filter [--json]               judges every task: excluded from aggregates when a kernel
                                     that does no real work passes it (or robust-kbench's
                                     statistics find it degenerate), precision-blind when only
@@ -77,6 +90,9 @@ Usage:
   --filter F       a gtest filter over "task/kernel.case" names, e.g. "softmax/*.correctness_*"
                    (with --kernel, only cases both select run)
   --timeout S      a case silent for S seconds is killed as hung (default %TIMEOUT% s)
+  --shard I/N      run only shard I of N: the selected kernels sorted by id, those at
+                   positions I, I+N, I+2N, ... (docs/sharding.md); give every shard the same
+                   RKT_SEED, then rkt merge
 
 Environment:
   RKT_SEED=N       reproduces a run's inputs (each run prints its seed)
@@ -100,6 +116,8 @@ std::string usage() {
     text.replace(text.find(key), key.size(), value);
   };
   replace("%TIMEOUT%", std::to_string(defaults::kKernelProcessTimeoutSeconds));
+  replace("%TOLERANCE%",
+          std::to_string(static_cast<int>(kCompareSlowdownTolerance * 100)) + "%");
   replace("%CPU_TRIALS%", std::to_string(defaults::kPropertyTrialsCpu));
   replace("%CUDA_SMALL%", std::to_string(defaults::kPropertySmallTrialsCuda));
   replace("%CUDA_SECONDS%", std::to_string(static_cast<int>(defaults::kPropertySmallTrialsSecondsCuda)));
@@ -138,15 +156,20 @@ int run_child(int argc, char** argv) {
   return status;
 }
 
-// An error naming the registered kernels when no kernel id contains `fragment`, else "".
+// An error saying that no kernel id contains `fragment`, with the nearest ids, else "".
 std::string unknown_kernel_error(const std::string& fragment) {
   if (fragment.empty()) return "";
-  std::string known;
   for (const KernelSpec* kernel : registered_kernels()) {
     if (kernel->full_id().find(fragment) != std::string::npos) return "";
-    known += (known.empty() ? "" : ", ") + kernel->full_id();
   }
-  return "no registered kernel matches '" + fragment + "'; registered kernels: " + known;
+  std::string message = "--kernel '" + fragment + "' matches none of the " +
+                        std::to_string(registered_kernels().size()) +
+                        " registered kernels (it selects ids \"task/kernel\" that contain it)";
+  const std::vector<std::string> near = closest_kernel_ids(fragment, 3);
+  for (std::size_t i = 0; i < near.size(); ++i) {
+    message += (i == 0 ? "; did you mean " : ", ") + ("'" + near[i] + "'");
+  }
+  return message + (near.empty() ? "; 'rkt list' shows them" : "?");
 }
 
 struct ParsedOptions {
@@ -157,6 +180,7 @@ struct ParsedOptions {
   std::string out;
   std::string device = "cuda";
   int timeout = 0;
+  ShardSpec shard;
 };
 
 // Parses "--name value" options; unknown flags are errors naming the flag.
@@ -167,7 +191,10 @@ bool parse_options(const std::vector<std::string>& args, const std::vector<std::
     const bool known =
         std::find(allowed.begin(), allowed.end(), arg) != allowed.end();
     if (!known) {
-      error = "unknown option '" + arg + "'";
+      std::string takes;
+      for (const std::string& name : allowed) takes += (takes.empty() ? "" : ", ") + name;
+      error = "unknown option '" + arg + "'" +
+              (takes.empty() ? "; this command takes no options" : "; this command takes " + takes);
       return false;
     }
     if (arg == "--json") {
@@ -183,6 +210,14 @@ bool parse_options(const std::vector<std::string>& args, const std::vector<std::
     if (arg == "--kernel") options.kernel = value;
     if (arg == "--filter") options.filter = value;
     if (arg == "--out") options.out = value;
+    if (arg == "--shard") {
+      try {
+        options.shard = parse_shard(value);
+      } catch (const std::invalid_argument& problem) {
+        error = problem.what();
+        return false;
+      }
+    }
     if (arg == "--device") {
       if (value != "cpu" && value != "cuda") {
         error = "--device takes 'cpu' or 'cuda', not '" + value + "'";
@@ -225,6 +260,18 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
   argc = static_cast<int>(kept_arguments.size());
   kept_arguments.push_back(nullptr);
   argv = kept_arguments.data();
+  // The commands that need no kernels answer before the kernel library loads (no worker starts,
+  // no secret is read): help, and the two that read result files.
+  if (argc >= 2) {
+    const std::string command = argv[1];
+    const std::vector<std::string> args(argv + 2, argv + argc);
+    if (command == "--help" || command == "-h" || command == "help") {
+      std::cout << usage();
+      return 0;
+    }
+    if (command == "compare") return run_compare_command(args);
+    if (command == "merge") return run_merge_command(args);
+  }
   if (const std::string problem = load_kernel_library(kernels); !problem.empty()) {
     std::cerr << "rkt: error: " << problem << "\n";
     return 2;
@@ -254,10 +301,6 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
   }
   const std::string command = argv[1];
   const std::vector<std::string> args(argv + 2, argv + argc);
-  if (command == "--help" || command == "-h" || command == "help") {
-    std::cout << usage();
-    return 0;
-  }
   ParsedOptions options;
   std::string error;
   if (command == "list") {
@@ -339,7 +382,7 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
     return run_google_benchmark(bench_argc, bench_argv.data());
   }
   if (command == "run") {
-    if (!parse_options(args, {"--out", "--kernel", "--timeout"}, options, error)) {
+    if (!parse_options(args, {"--out", "--kernel", "--timeout", "--shard"}, options, error)) {
       return usage_error(error);
     }
     if (const std::string unknown = unknown_kernel_error(options.kernel); !unknown.empty()) {
@@ -351,9 +394,12 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
     job.output_directory = options.out;
     job.kernel_filter = options.kernel;
     job.case_timeout_seconds = options.timeout;
+    job.shard = options.shard;
     return run_main_job(job);
   }
-  return usage_error("unknown command '" + command + "'");
+  return usage_error("unknown command '" + command +
+                     "'; commands: list, test, run, compare, merge, filter, catalog, aoti-spec, "
+                     "baselines, twin-inputs, twin-check, bench, --help");
 }
 
 }  // namespace rkt

@@ -13,15 +13,19 @@ namespace {
 
 constexpr const char* kChannelHeader = "rkt-secrets/1";
 
-double parse_number(const std::string& text, int line_number) {
+// Messages about the suite name the line and the field, never their text: an error printed in a
+// CI log must not reveal the hidden cases it was meant to keep secret.
+constexpr const char* kContentWithheld = " (the suite's text is not shown: it is secret)";
+
+double parse_number(const std::string& text, int line_number, std::size_t field) {
   try {
     std::size_t used = 0;
     const double value = std::stod(text, &used);
     if (used == text.size()) return value;
   } catch (const std::exception&) {
   }
-  throw std::invalid_argument("hidden suite line " + std::to_string(line_number) + ": '" + text +
-                              "' is not a number");
+  throw std::invalid_argument("hidden suite line " + std::to_string(line_number) + ": field " +
+                              std::to_string(field + 1) + " is not a number" + kContentWithheld);
 }
 
 std::uint64_t parse_seed(const std::string& text) {
@@ -68,8 +72,11 @@ HiddenInputs load() {
     const std::string path = take_variable(kHiddenSuiteVariable);
     if (!path.empty()) {
       std::ifstream file(path);
-      if (!file) throw std::invalid_argument(std::string(kHiddenSuiteVariable) + "='" + path +
-                                             "' cannot be read");
+      if (!file) {
+        throw std::invalid_argument(std::string(kHiddenSuiteVariable) +
+                                    " names a file that cannot be read (its path is not shown: "
+                                    "it is secret)");
+      }
       hidden.suite_text.assign(std::istreambuf_iterator<char>(file), {});
     }
   }
@@ -94,11 +101,11 @@ std::vector<HiddenCase> parse_hidden_suite(const std::string& text) {
     HiddenCase hidden;
     if (fields[0] == "scale" && fields.size() == 2) {
       hidden.kind = HiddenCase::Kind::scale;
-      hidden.scale = parse_number(fields[1], line_number);
+      hidden.scale = parse_number(fields[1], line_number, 1);
       if (hidden.scale == 0) throw std::invalid_argument(where + ": scale 0 tests nothing");
     } else if (fields[0] == "range" && fields.size() == 3) {
       hidden.kind = HiddenCase::Kind::value_range;
-      hidden.range = {parse_number(fields[1], line_number), parse_number(fields[2], line_number)};
+      hidden.range = {parse_number(fields[1], line_number, 1), parse_number(fields[2], line_number, 2)};
       if (!(hidden.range.first < hidden.range.second)) {
         throw std::invalid_argument(where + ": range needs low < high");
       }
@@ -108,15 +115,16 @@ std::vector<HiddenCase> parse_hidden_suite(const std::string& text) {
       for (std::size_t i = 2; i < fields.size(); ++i) {
         const std::size_t equals = fields[i].find('=');
         if (equals == std::string::npos) {
-          throw std::invalid_argument(where + ": '" + fields[i] + "' is not NAME=size");
+          throw std::invalid_argument(where + ": field " + std::to_string(i + 1) +
+                                      " is not NAME=size" + kContentWithheld);
         }
-        const double size = parse_number(fields[i].substr(equals + 1), line_number);
+        const double size = parse_number(fields[i].substr(equals + 1), line_number, i);
         if (size < 1) throw std::invalid_argument(where + ": dims must be at least 1");
         hidden.dims[fields[i].substr(0, equals)] = static_cast<std::int64_t>(size);
       }
     } else {
       throw std::invalid_argument(where + ": expected 'scale <factor>', 'range <low> <high>' or "
-                                          "'dims <task> NAME=size...', got '" + line + "'");
+                                          "'dims <task> NAME=size...'" + kContentWithheld);
     }
     cases.push_back(hidden);
   }

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <fstream>
 #include <iomanip>
@@ -13,6 +14,9 @@
 #include <stdexcept>
 
 #include "framework/benchmark_files.h"
+#include "framework/file_access.h"
+#include "framework/run_folder.h"
+#include "framework/run_sharding.h"
 #include "framework/device_support.h"
 #include "framework/hidden_inputs.h"
 #include "framework/run_report.h"
@@ -34,37 +38,32 @@ std::string utc_time(const char* format) {
   return text.str();
 }
 
-// POSIX calls rather than std::filesystem: LibTorch's shared library exports std::filesystem
-// symbols of its own toolchain, and calls can bind to them (std::filesystem::remove_all
-// crashed that way here).
-bool file_exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
-
-void make_directories(const std::string& path) {
-  for (std::size_t slash = path.find('/', 1);; slash = path.find('/', slash + 1)) {
-    ::mkdir(path.substr(0, slash).c_str(), 0755);
-    if (slash == std::string::npos) break;
+// "12 s", "3 min 20 s", "1 h 05 min": durations people read in a progress line.
+std::string duration_text(double seconds) {
+  const long whole = std::lround(seconds);
+  std::ostringstream text;
+  if (whole < 60) {
+    text << whole << " s";
+  } else if (whole < 3600) {
+    text << whole / 60 << " min " << whole % 60 << " s";
+  } else {
+    text << whole / 3600 << " h " << std::setw(2) << std::setfill('0') << (whole % 3600) / 60
+         << " min";
   }
-  if (!file_exists(path)) throw std::runtime_error("cannot create directory '" + path + "'");
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream file(path);
-  std::stringstream text;
-  text << file.rdbuf();
   return text.str();
 }
 
-void write_report_files(const std::string& directory, const RunReport& report) {
-  // Each file is written whole to a temporary name and renamed: a crash mid-write leaves the
-  // previous complete version.
-  for (const auto& [name, content] :
-       std::vector<std::pair<std::string, std::string>>{{"results.json", results_json(report)},
-                                                        {"report.md", report_markdown(report)},
-                                                        {"report.html", report_html(report)}}) {
-    const std::string temporary = directory + "/" + name + ".partial";
-    std::ofstream(temporary) << content;
-    ::rename(temporary.c_str(), (directory + "/" + name).c_str());
+// One kernel's outcome in a line: verdict, case counts, the median when measured.
+std::string outcome_text(const KernelReport& entry) {
+  std::ostringstream text;
+  text << entry.verdict() << " (" << entry.cases.count("passed") << " passed, "
+       << entry.cases.count("failed") + entry.cases.count("crashed") << " failed, "
+       << entry.cases.count("skipped") << " skipped";
+  if (entry.benchmark.measured) {
+    text << "; median " << std::setprecision(4) << entry.benchmark.time.median << " ms";
   }
+  text << ")";
+  return text.str();
 }
 
 SupervisionOptions supervision_for(const MainJobOptions& options, const std::string& filter) {
@@ -85,22 +84,34 @@ int run_main_job(const MainJobOptions& options) {
   const std::string directory = options.output_directory.empty()
                                     ? "runs/" + utc_time("%Y%m%dT%H%M%SZ")
                                     : options.output_directory;
-  make_directories(directory);
   const std::string scratch = directory + "/benchmarks";
-  make_directories(scratch);
+  try {
+    make_directories(directory);
+    make_directories(scratch);
+  } catch (const std::runtime_error& error) {
+    std::cerr << "rkt run: " << error.what() << " for the run's results (--out)\n";
+    return 2;
+  }
+  // A terminal gets a progress line before each kernel (done/total, elapsed, estimate); a log
+  // (CI, a pipe, a file) gets one plain line per finished kernel and nothing that redraws.
   const bool terminal = ::isatty(1) && std::getenv("CI") == nullptr;
 
-  std::vector<const KernelSpec*> kernels;
-  for (const KernelSpec* kernel : registered_kernels()) {
-    if (kernel->full_id().find(options.kernel_filter) != std::string::npos) {
-      kernels.push_back(kernel);
-    }
-  }
+  const std::vector<const KernelSpec*> selected = selected_kernels(options.kernel_filter);
+  const std::vector<const KernelSpec*> kernels = shard_share(selected, options.shard);
   RunReport report;
   report.started_utc = utc_time("%Y-%m-%dT%H:%M:%SZ");
   report.seed = base_seed();
   report.hidden_inputs = hidden_inputs().summary();
   report.isolation = isolation_summary();
+  report.kernel_filter = options.kernel_filter;
+  if (options.shard.sharded()) {
+    report.shard_index = options.shard.index;
+    report.shard_count = options.shard.count;
+    report.selected_kernels = static_cast<int>(selected.size());
+    std::cout << "rkt run: shard " << options.shard.label() << " runs " << kernels.size()
+              << " of the " << selected.size()
+              << " selected kernels (in id order, the kernels at positions I, I+N, I+2N, ...)\n";
+  }
   std::cout << "rkt run: " << kernels.size() << " kernels, seed " << base_seed()
             << " (RKT_SEED=" << base_seed() << " reproduces), hidden inputs: "
             << report.hidden_inputs << ", results in " << directory << "\n"
@@ -115,6 +126,7 @@ int run_main_job(const MainJobOptions& options) {
   // The task filter first: kernels of excluded tasks are still tested, but marked and left out
   // of the aggregates; kernels of precision-blind tasks are scored and marked.
   std::map<std::string, TaskVerdict> task_verdicts;
+  std::cout << "rkt run: judging the kernels' tasks (task filter)\n" << std::flush;
   for (const KernelSpec* kernel : kernels) {
     if (task_verdicts.count(kernel->task_id()) == 0) {
       if (const TaskSpec* task = find_task(kernel->task_id())) {
@@ -125,13 +137,15 @@ int run_main_job(const MainJobOptions& options) {
   const auto job_start = std::chrono::steady_clock::now();
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     const KernelSpec& kernel = *kernels[i];
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - job_start).count();
     if (terminal) {
-      const double elapsed =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - job_start).count();
-      const double remaining = i == 0 ? 0 : elapsed / i * (kernels.size() - i);
-      std::cout << "[" << i + 1 << "/" << kernels.size() << "] " << kernel.full_id()
-                << "  elapsed " << std::fixed << std::setprecision(0) << elapsed << " s, about "
-                << remaining << " s left\n"
+      std::cout << "[" << i + 1 << "/" << kernels.size() << "] " << kernel.full_id() << "  elapsed "
+                << duration_text(elapsed)
+                << (i == 0 ? std::string(", estimate after the first kernel")
+                           : ", about " + duration_text(elapsed / i * (kernels.size() - i)) +
+                                 " left")
+                << "\n"
                 << std::flush;
     }
     const auto start = std::chrono::steady_clock::now();
@@ -159,7 +173,7 @@ int run_main_job(const MainJobOptions& options) {
       const std::string record_path = benchmark_record_path(scratch, kernel);
       if (file_exists(record_path)) {
         try {
-          entry.benchmark = deserialize_benchmark_record(read_file(record_path));
+          entry.benchmark = deserialize_benchmark_record(read_whole_file(record_path));
         } catch (const std::exception& error) {
           entry.benchmark.problem = std::string("unreadable benchmark record: ") + error.what();
         }
@@ -178,14 +192,17 @@ int run_main_job(const MainJobOptions& options) {
     entry.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const std::string peaks_file = peaks_path(scratch, kernel.device());
     if (report.peaks.count(entry.device) == 0 && file_exists(peaks_file)) {
-      report.peaks[entry.device] = deserialize_device_peaks(read_file(peaks_file));
+      report.peaks[entry.device] = deserialize_device_peaks(read_whole_file(peaks_file));
     }
+    std::cout << "rkt run: [" << i + 1 << "/" << kernels.size() << "] " << kernel.full_id() << " "
+              << outcome_text(entry) << " in " << duration_text(entry.seconds) << "\n"
+              << std::flush;
     report.kernels.push_back(std::move(entry));
     // Rewritten after every kernel: a crash or a kill of the job loses nothing already measured.
-    write_report_files(directory, report);
+    write_run_folder(directory, report);
   }
   report.finished = true;
-  write_report_files(directory, report);
+  write_run_folder(directory, report);
 
   const std::string markdown = report_markdown(report);
   std::cout << "\n" << markdown.substr(markdown.find("## Summary")) << "\nrkt run: wrote "

@@ -31,6 +31,25 @@ bool parse_named_options(const std::vector<std::string>& args,
   return true;
 }
 
+bool parse_arguments(const std::vector<std::string>& args,
+                     const std::vector<std::string>& with_value,
+                     const std::vector<std::string>& flags,
+                     std::map<std::string, std::string>& values,
+                     std::vector<std::string>& positional, std::string& error) {
+  std::vector<std::string> named;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i].rfind("--", 0) != 0) {
+      positional.push_back(args[i]);
+      continue;
+    }
+    named.push_back(args[i]);
+    const bool takes_value =
+        std::find(with_value.begin(), with_value.end(), args[i]) != with_value.end();
+    if (takes_value && i + 1 < args.size()) named.push_back(args[++i]);
+  }
+  return parse_named_options(named, with_value, flags, values, error);
+}
+
 int report_usage_error(const std::string& message) {
   std::cerr << "rkt: " << message << "\nRun 'rkt --help' for usage.\n";
   return 2;

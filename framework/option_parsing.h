@@ -14,6 +14,14 @@ bool parse_named_options(const std::vector<std::string>& args,
                          const std::vector<std::string>& flags,
                          std::map<std::string, std::string>& values, std::string& error);
 
+/// As parse_named_options, and words that do not start with "--" are collected in `positional`
+/// (in order) instead of being errors: `rkt compare BASE NEW`, `rkt merge --out DIR RUN...`.
+bool parse_arguments(const std::vector<std::string>& args,
+                     const std::vector<std::string>& with_value,
+                     const std::vector<std::string>& flags,
+                     std::map<std::string, std::string>& values,
+                     std::vector<std::string>& positional, std::string& error);
+
 /// Prints "rkt: <message>" and the usage hint to stderr; returns the usage exit code (2).
 int report_usage_error(const std::string& message);
 

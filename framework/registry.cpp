@@ -70,6 +70,23 @@ std::string closest_task_id(const std::string& unknown_id) {
   return best;
 }
 
+std::vector<std::string> closest_kernel_ids(const std::string& fragment, std::size_t count) {
+  std::vector<std::pair<std::size_t, std::string>> ranked;
+  // A hint farther than a third of the fragment (at least 2 edits) would be a guess.
+  const std::size_t limit = std::max<std::size_t>(2, fragment.size() / 3);
+  for (const KernelSpec* kernel : registered_kernels()) {
+    const std::size_t distance =
+        std::min({edit_distance(fragment, kernel->full_id()),
+                  edit_distance(fragment, kernel->task_id()),
+                  edit_distance(fragment, kernel->kernel_id())});
+    if (distance <= limit) ranked.emplace_back(distance, kernel->full_id());
+  }
+  std::sort(ranked.begin(), ranked.end());
+  std::vector<std::string> ids;
+  for (std::size_t i = 0; i < ranked.size() && i < count; ++i) ids.push_back(ranked[i].second);
+  return ids;
+}
+
 std::vector<std::string> registry_errors() {
   std::vector<std::string> errors;
   std::map<std::string, const TaskSpec*> tasks_by_id;

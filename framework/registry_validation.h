@@ -13,4 +13,8 @@ std::vector<std::string> registry_errors();
 /// The registered task id nearest to `unknown_id`, or "" when none is close.
 std::string closest_task_id(const std::string& unknown_id);
 
+/// Up to `count` registered kernel ids ("task/kernel") nearest to `fragment` (by edit distance to
+/// the whole id, its task or its kernel part), nearest first; none that are far from it.
+std::vector<std::string> closest_kernel_ids(const std::string& fragment, std::size_t count);
+
 }  // namespace rkt

@@ -27,9 +27,15 @@ std::string fixed(double value, int digits) {
   return text.str();
 }
 
+// `value` as results.json records it (six significant digits). Fields derived from others are
+// computed from the recorded values, so that the file agrees with itself and a program that
+// reads it back (rkt merge) writes the same text again.
+double as_written(double value) { return std::isfinite(value) ? std::stod(number(value)) : value; }
+
 std::string summary_json(const SampleSummary& s) {
   return "{\"median_ms\": " + number(s.median) + ", \"q1_ms\": " + number(s.first_quartile) +
-         ", \"q3_ms\": " + number(s.third_quartile) + ", \"iqr_ms\": " + number(s.iqr()) +
+         ", \"q3_ms\": " + number(s.third_quartile) + ", \"iqr_ms\": " +
+         number(as_written(s.third_quartile) - as_written(s.first_quartile)) +
          ", \"mean_ms\": " + number(s.mean) + ", \"stddev_ms\": " + number(s.stddev) +
          ", \"samples\": " + std::to_string(s.count) +
          ", \"relative_noise\": " + number(s.relative_noise) + "}";
@@ -82,6 +88,19 @@ std::string memory_efficiency_text(const DeviceAggregates& aggregates) {
 bool scored(const KernelReport& kernel) {
   return !kernel.task_excluded() && kernel.correct() && kernel.benchmark.measured &&
          !kernel.benchmark.impossible && kernel.benchmark.spot_check_failures == 0;
+}
+
+// "; shard 2/3 of 10 kernels" or "; merged from 3 shards"; "" for a whole run.
+std::string shard_text(const RunReport& report) {
+  if (report.shard_count > 0) {
+    return "; shard " + std::to_string(report.shard_index) + "/" +
+           std::to_string(report.shard_count) + " of " + std::to_string(report.selected_kernels) +
+           " kernels";
+  }
+  if (report.merged_shards > 0) {
+    return "; merged from " + std::to_string(report.merged_shards) + " shards";
+  }
+  return "";
 }
 
 }  // namespace
@@ -153,11 +172,19 @@ std::vector<DeviceAggregates> aggregate(const std::vector<KernelReport>& kernels
 
 std::string results_json(const RunReport& report) {
   std::ostringstream out;
-  out << "{\n  \"schema\": \"rkt-results/2\",\n  \"started_utc\": "
+  out << "{\n  \"schema\": " << json_string(kResultsSchema) << ",\n  \"started_utc\": "
       << json_string(report.started_utc) << ",\n  \"seed\": " << report.seed
       << ",\n  \"hidden_inputs\": " << json_string(report.hidden_inputs)
       << ",\n  \"isolation\": " << json_string(report.isolation)
-      << ",\n  \"finished\": " << (report.finished ? "true" : "false") << ",\n  \"devices\": {";
+      << ",\n  \"finished\": " << (report.finished ? "true" : "false")
+      << ",\n  \"kernel_filter\": " << json_string(report.kernel_filter) << ",\n  \"shard\": ";
+  if (report.shard_count > 0) {
+    out << "{\"index\": " << report.shard_index << ", \"count\": " << report.shard_count
+        << ", \"selected_kernels\": " << report.selected_kernels << "}";
+  } else {
+    out << "null";
+  }
+  out << ",\n  \"merged_shards\": " << report.merged_shards << ",\n  \"devices\": {";
   bool first = true;
   for (const auto& [device, peaks] : report.peaks) {
     out << (first ? "" : ",") << "\n    " << json_string(device) << ": {\"name\": "
@@ -231,7 +258,10 @@ std::string results_json(const RunReport& report) {
     }
     out << "],\n       \"strongest_baseline\": " << json_string(bench.strongest_baseline)
         << ", \"speedup_vs_strongest\": " << interval_json(bench.speedup_vs_strongest)
-        << ", \"faster_than_strongest\": " << (bench.faster_than_strongest() ? "true" : "false")
+        << ", \"faster_than_strongest\": "
+        << (bench.faster_than_strongest() && as_written(bench.speedup_vs_strongest.low) > 1
+                ? "true"
+                : "false")
         << "}}";
   }
   out << "\n  ],\n  \"summary\": [";
@@ -264,7 +294,8 @@ std::string results_json(const RunReport& report) {
 std::string report_markdown(const RunReport& report) {
   std::ostringstream out;
   out << "# RobustKernelTest report\n\nStarted " << report.started_utc << "; seed " << report.seed
-      << "; hidden inputs: " << report.hidden_inputs << (report.finished ? "" : "; UNFINISHED")
+      << "; hidden inputs: " << report.hidden_inputs << shard_text(report)
+      << (report.finished ? "" : "; UNFINISHED")
       << ".\n\nKernels ran " << report.isolation << ".\n\n";
   for (const auto& [device, peaks] : report.peaks) {
     out << "- " << device << ": " << peaks.device_name << ", copy "
@@ -377,7 +408,7 @@ std::string report_html(const RunReport& report) {
          ".pass{color:#070}</style></head><body>\n"
       << "<h1>RobustKernelTest report</h1>\n<p>Started " << html_escape(report.started_utc)
       << "; seed " << report.seed << "; hidden inputs: " << html_escape(report.hidden_inputs)
-      << (report.finished ? "" : "; <b>unfinished</b>") << ".</p>\n<p>Kernels ran "
+      << shard_text(report) << (report.finished ? "" : "; <b>unfinished</b>") << ".</p>\n<p>Kernels ran "
       << html_escape(report.isolation) << ".</p>\n";
   out << "<h2>Summary</h2>\n<table><tr><th>device</th><th>kernels</th><th>correct</th>"
          "<th>fast_0</th><th>fast_1</th><th>fast_1.5</th><th>fast_2</th><th>geomean speedup vs "

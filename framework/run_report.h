@@ -64,9 +64,19 @@ struct RunReport {
   std::map<std::string, DevicePeaks> peaks;  ///< device -> measured peaks
   std::vector<KernelReport> kernels;
   bool finished = false;
+  /// The --kernel fragment the run selected kernels with ("" = all).
+  std::string kernel_filter;
+  /// `rkt run --shard I/N`: this run's shard (0/0 when not sharded) and how many kernels the
+  /// whole run selects over all its shards (framework/run_sharding.h).
+  int shard_index = 0, shard_count = 0;
+  int selected_kernels = 0;
+  int merged_shards = 0;  ///< `rkt merge`: how many shards this report combines (0: none).
 };
 
-/// results.json: the documented schema "rkt-results/2" (docs/results_schema.md).
+/// The schema results.json declares (docs/results_schema.md); 3 added the shard fields.
+inline constexpr const char* kResultsSchema = "rkt-results/3";
+
+/// results.json: the documented schema kResultsSchema (docs/results_schema.md).
 std::string results_json(const RunReport& report);
 /// report.md: a summary for a pull request or CI.
 std::string report_markdown(const RunReport& report);

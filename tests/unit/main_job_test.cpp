@@ -32,7 +32,7 @@ TEST(MainJob, RecordsACrashAndBenchmarksOnlyKernelsThatPassed) {
   const std::string out = ::testing::TempDir() + "rkt_main_job";
   EXPECT_NE(run_main_job("cheat_segfaults", out), 0) << "a run with a failing kernel must fail";
   const std::string json = read(out + "/results.json");
-  EXPECT_THAT(json, HasSubstr("\"schema\": \"rkt-results/2\""));
+  EXPECT_THAT(json, HasSubstr("\"schema\": \"rkt-results/3\""));
   EXPECT_THAT(json, HasSubstr("\"finished\": true"));
   // The worker crashed; the judge survived and failed the case, naming the signal.
   EXPECT_THAT(json, HasSubstr("\"status\": \"failed\""));

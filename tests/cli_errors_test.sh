@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Every error a user can cause from the command line: exit code 2 and a message that names what
+# was wrong (the flag, the command, the value, the file, the line), and, for the hidden inputs,
+# that the message does not reveal the secret it is about.
+# Usage: cli_errors_test.sh RKT
+set -euo pipefail
+rkt="$1"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+checked=0
+
+# error MESSAGE COMMAND...: COMMAND must exit 2 and print MESSAGE (a fixed string).
+error() {
+  local message="$1"; shift
+  set +e
+  "$@" > "$work/out" 2>&1
+  local code=$?
+  set -e
+  [ "$code" = 2 ] || { cat "$work/out"; fail "'$*' exited $code, expected 2"; }
+  grep -qF -- "$message" "$work/out" || { cat "$work/out"; fail "'$*' did not say: $message"; }
+  checked=$((checked + 1))
+}
+# never TEXT: the last command's output does not contain TEXT.
+never() { ! grep -qF -- "$1" "$work/out" || { cat "$work/out"; fail "the message reveals '$1'"; }; }
+
+# Commands and flags.
+error "unknown command 'frobnicate'; commands: list, test, run, compare, merge" "$rkt" frobnicate
+error "unknown command '--verbose'" "$rkt" --verbose
+error "unknown option '--kernels'; this command takes --out, --kernel, --timeout, --shard" \
+  "$rkt" run --kernels relu
+error "unknown option '--json'; this command takes no options" "$rkt" catalog --json
+error "option '--kernel' needs a value" "$rkt" test --kernel
+error "--timeout takes a positive number of seconds, not 'soon'" "$rkt" test --timeout soon
+error "--device takes 'cpu' or 'cuda', not 'gpu'" "$rkt" aoti-spec --device gpu
+error "Usage:" "$rkt"
+
+# --kernel that selects nothing: says so and suggests the nearest ids.
+error "--kernel 'sofmax/cpu_loops' matches none of the" "$rkt" test --kernel sofmax/cpu_loops
+grep -qF "did you mean 'softmax/cpu_loops'" "$work/out" || fail "no suggestion for sofmax/cpu_loops"
+error "--kernel 'rleu' matches none of the" "$rkt" run --kernel rleu --out "$work/never"
+grep -qF "did you mean 'relu/" "$work/out" || fail "no suggestion for rleu"
+[ ! -e "$work/never" ] || fail "a run that selected nothing created its folder"
+error "--kernel 'qqqqqqqqqqqqqqqqqqqq' matches none of the" "$rkt" test --kernel qqqqqqqqqqqqqqqqqqqq
+grep -qF "'rkt list' shows them" "$work/out" || fail "no pointer to 'rkt list'"
+
+# A run folder that cannot be created.
+touch "$work/a_file"
+error "rkt run: cannot create directory '$work/a_file/run' for the run's results (--out)" \
+  "$rkt" run --kernel relu/cpu_loops --out "$work/a_file/run"
+
+# --shard.
+for bad in 0/2 3/2 x/y 2 1/0 -1/2 1/2/3 ""; do
+  error "--shard takes I/N (shard I of N, 1 <= I <= N, e.g. 2/4), not '$bad'" \
+    "$rkt" run --kernel relu --shard "$bad" --out "$work/never"
+done
+error "shards count from 1" "$rkt" run --shard 0/2
+error "I is larger than N" "$rkt" run --shard 3/2
+error "I and N must be whole numbers" "$rkt" run --shard x/y
+error "no '/'" "$rkt" run --shard 2
+
+# Hidden inputs: a malformed or unreadable suite, a malformed secret seed. The messages name the
+# line and field, never the suite's text, the file's path or the seed's value.
+printf 'scale 2\nfrobnicate 271828\n' > "$work/suite_marker_path.txt"
+error "hidden suite line 2: expected 'scale <factor>', 'range <low> <high>' or 'dims <task> NAME=size...'" \
+  env RKT_HIDDEN_SUITE="$work/suite_marker_path.txt" "$rkt" list
+never 271828; never frobnicate; never suite_marker_path
+printf 'dims relu B=5 N=x314159\n' > "$work/suite_marker_path.txt"
+error "hidden suite line 1: field 4 is not a number" \
+  env RKT_HIDDEN_SUITE="$work/suite_marker_path.txt" "$rkt" list
+never 314159
+printf 'range 9 1\n' > "$work/suite_marker_path.txt"
+error "hidden suite line 1: range needs low < high" \
+  env RKT_HIDDEN_SUITE="$work/suite_marker_path.txt" "$rkt" list
+error "RKT_HIDDEN_SUITE names a file that cannot be read" \
+  env RKT_HIDDEN_SUITE="$work/no_such_suite_marker" "$rkt" list
+never no_such_suite_marker
+error "RKT_SECRET_SEED is not a non-negative integer" env RKT_SECRET_SEED=12ab34 "$rkt" list
+never 12ab34
+
+# compare and merge: missing or unreadable results, missing arguments.
+error "cannot read BASE: '$work/base/results.json' does not exist (expected a run folder's results.json)" \
+  bash -c "mkdir -p '$work/base' && '$rkt' compare '$work/base' '$work/base'"
+error "compare takes two results (BASE and NEW: results.json files or run folders), got 0" "$rkt" compare
+echo '{"schema": "rkt-results/3", ' > "$work/broken.json"
+error "'$work/broken.json': line 2, column 1: expected a member name in quotes" \
+  "$rkt" compare "$work/broken.json" "$work/broken.json"
+error "'$work/missing_shard' does not exist" "$rkt" merge --out "$work/merged" "$work/missing_shard"
+error "merge needs --out DIR" "$rkt" merge "$work/base"
+error "option '--out' needs a value" "$rkt" merge "$work/base" --out
+echo "cli errors: $checked error messages checked"

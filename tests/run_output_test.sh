@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# What `rkt run` prints, on the CPU over a few cheap kernels:
+# 1. In a log (not a terminal: CI, a pipe): one plain line per finished kernel,
+#    "rkt run: [i/N] task/kernel verdict (...) in T", and no progress redraws.
+# 2. On a terminal (a pseudo-terminal from script(1)): before each kernel, done/total, the
+#    elapsed time and an estimate of the time left.
+# 3. With RKT_SECRET_SEED and RKT_HIDDEN_SUITE set, neither value (the seed, the suite file's
+#    path or its cases) appears in standard output, standard error or any file of the run folder.
+# Usage: run_output_test.sh RKT KERNEL_FRAGMENT
+set -euo pipefail
+rkt="$1" fragment="$2"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; cat "$work/log"; exit 1; }
+
+# 1 and 3: a log, with secrets.
+secret_seed=8675309123457
+suite="$work/suite_path_marker_q7.txt"
+printf 'dims relu B=3 N=4093\nscale 0.00731337\nrange -77.53125 78.28125\n' > "$suite"
+RKT_SECRET_SEED=$secret_seed RKT_HIDDEN_SUITE="$suite" \
+  "$rkt" run --kernel "$fragment" --out "$work/run" > "$work/log" 2> "$work/stderr" || [ $? = 1 ]
+cat "$work/stderr" >> "$work/log"
+kernels=$(grep -c "^rkt run: \[[0-9]*/[0-9]*\] .* in [0-9]" "$work/log" || true)
+total=$(sed -n 's/^rkt run: \([0-9]*\) kernels, seed.*/\1/p' "$work/log")
+[ -n "$total" ] && [ "$total" -ge 2 ] || fail "the run did not announce its kernels"
+[ "$kernels" = "$total" ] || fail "$kernels lines for $total kernels"
+! grep -q "estimate\|left$" "$work/log" || fail "terminal progress lines in a log"
+grep -q "hidden inputs: secret seed; hidden suite of 3 cases" "$work/log" || fail "hidden inputs not announced"
+for secret in "$secret_seed" suite_path_marker_q7 4093 0.00731337 77.53125 78.28125; do
+  ! grep -qF -- "$secret" "$work/log" || fail "the output reveals '$secret'"
+  ! grep -rqF -- "$secret" "$work/run" || fail "a file of the run folder reveals '$secret': $(grep -rlF -- "$secret" "$work/run")"
+done
+
+# 2. A terminal (CI unset: in CI the run writes a log even on a terminal).
+env -u CI script -qec "'$rkt' run --kernel '$fragment' --out '$work/tty_run'" /dev/null \
+  > "$work/log" 2>&1 || [ $? = 1 ]
+grep -q "^\[1/$total\] .*elapsed 0 s, estimate after the first kernel" "$work/log" \
+  || fail "no first progress line on a terminal"
+grep -q "^\[2/$total\] .*elapsed [0-9].*, about [0-9].* left" "$work/log" \
+  || fail "no done/total, elapsed and estimate on a terminal"
+echo "run output: $total kernels, one line each in a log, progress on a terminal, secrets kept"

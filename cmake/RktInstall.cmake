@@ -54,6 +54,7 @@ install(FILES
   "${CMAKE_CURRENT_LIST_DIR}/RktSuite.cmake"
   "${CMAKE_CURRENT_LIST_DIR}/RktKernelTestsScript.cmake"
   "${CMAKE_CURRENT_LIST_DIR}/RktFindTorch.cmake"
+  "${CMAKE_CURRENT_LIST_DIR}/RktTorchArchList.cmake"
   "${CMAKE_CURRENT_LIST_DIR}/RktCheckTorchCuda.cmake"
   "${CMAKE_CURRENT_LIST_DIR}/RktCudaVersionMatch.cmake"
   DESTINATION "${rkt_package_dir}")

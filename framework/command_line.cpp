@@ -17,6 +17,7 @@
 #include "framework/case_selection.h"
 #include "framework/compiled_baseline.h"
 #include "framework/google_benchmark_entries.h"
+#include "framework/gpu_pinning.h"
 #include "framework/gtest_expansion.h"
 #include "framework/hidden_inputs.h"
 #include "framework/memory_scrub.h"
@@ -210,6 +211,7 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
   // The judge holds the secrets: its /proc files and memory are closed to other processes of its
   // user (a worker in particular), and it leaves no core dump.
   prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  log_gpu_pinning(pin_gpu_from_ctest_resources());  // Before anything starts CUDA.
   // --in-process (anywhere) selects the debugging mode through the environment, so that the
   // supervised children this process starts follow it.
   std::vector<char*> kept_arguments;

@@ -6,6 +6,7 @@
 
 #if RKT_WITH_CUDA
 #include <ATen/cuda/CUDAEvent.h>
+#include <cuda_runtime_api.h>
 #include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
@@ -97,6 +98,18 @@ void synchronize_device(Device device) {
   if (device == Device::cuda) c10::cuda::device_synchronize();
 #else
   (void)device;
+#endif
+}
+
+std::string lost_cuda_context_error() {
+#if RKT_WITH_CUDA
+  if (cudaDeviceSynchronize() == cudaSuccess) return "";
+  cudaGetLastError();  // Clears an error that does not lose the context (a bad launch)...
+  const cudaError_t status = cudaDeviceSynchronize();  // ...a sticky one stays.
+  if (status == cudaSuccess) return "";
+  return std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status);
+#else
+  return "";
 #endif
 }
 

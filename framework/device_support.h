@@ -43,4 +43,9 @@ class KernelStreamScope {
 /// Waits for all work on the device (every stream); no-op on the CPU.
 void synchronize_device(Device device);
 
+/// "" while this process's CUDA context works; after a fault that loses it (an illegal memory
+/// access, a trap: errors no later call can clear), the error's name and text. Call only where
+/// CUDA is in use (it initialises CUDA otherwise).
+std::string lost_cuda_context_error();
+
 }  // namespace rkt

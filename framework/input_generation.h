@@ -19,4 +19,8 @@ std::vector<std::vector<std::int64_t>> input_shapes(const TaskSpec& task, const 
 std::vector<at::Tensor> generate_inputs(const TaskSpec& task, const Dims& dims,
                                         std::uint64_t seed);
 
+/// Gives `tensor` (drawn from `law`) the law's matrix structure, in place: symmetric, upper or
+/// lower triangular over the last two dims; nothing for dense laws.
+void impose_structure(const ValueDistribution& law, at::Tensor& tensor);
+
 }  // namespace rkt

@@ -21,7 +21,7 @@ inline constexpr double kEscapedWorkFactor = 3.0;          // [x stream time]
 inline constexpr double kEscapedWorkSlackMilliseconds = 1.0;  // [ms]
 /// Calls compared by the determinism gate.
 inline constexpr int kDeterminismRuns = 3;  // [calls]
-/// The replay gate's last call changes one element in this many (at least one) in place.
-inline constexpr std::int64_t kReplayChangedFraction = 1000;  // [elements per changed element]
+/// The replay gate's last calls each change one element of each input in place.
+inline constexpr int kReplaySingleElementCalls = 3;  // [calls]
 
 }  // namespace rkt

@@ -170,6 +170,7 @@ KernelRun invoke_in_worker(const KernelSpec& kernel, const std::vector<at::Tenso
     discard_worker();
     throw;
   }
+  if (reply.device_lost) discard_worker();
   release_confirmed();
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     if (!staged[i].is_same(inputs[i])) inputs[i].copy_(staged[i]);
@@ -197,7 +198,11 @@ void synchronize_kernel_device(const KernelSpec& kernel) {
   request.kind = wire::RequestKind::synchronize;
   request.released = take_released_buffers();
   try {
-    current_worker().ask(request, {}, defaults::kWorkerReplyTimeoutSeconds);
+    const wire::Reply reply = current_worker().ask(request, {}, defaults::kWorkerReplyTimeoutSeconds);
+    if (reply.device_lost) {
+      discard_worker();
+      throw std::runtime_error(reply.error);
+    }
   } catch (const WorkerFailure&) {
     discard_worker();
     throw;

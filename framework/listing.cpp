@@ -187,7 +187,9 @@ void print_ctest_script(std::ostream& out, const std::string& executable) {
           << filter << "\")\n"
           << "set_tests_properties(\"" << name << "\" PROPERTIES LABELS \"" << label << ";"
           << to_string(kernel->device()) << "\" SKIP_RETURN_CODE 77 TIMEOUT "
-          << 4 * defaults::kKernelProcessTimeoutSeconds << ")\n";
+          << 4 * defaults::kKernelProcessTimeoutSeconds
+          // One GPU per CUDA test when ctest runs with a resource spec (framework/gpu_pinning.h).
+          << (kernel->device() == Device::cuda ? " RESOURCE_GROUPS gpus:1" : "") << ")\n";
     }
   }
 }

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "framework/correctness_case.h"
+#include "framework/input_generation.h"
 #include "framework/seeding.h"
 #include "framework/torch_bridge.h"
 #include "rkt/defaults.h"
@@ -101,6 +102,7 @@ void apply_value_family(const TaskSpec& task, std::vector<at::Tensor>& inputs, V
       }
     }
     x = values.to(dtype).contiguous();
+    impose_structure(task.inputs()[i].values, x);  // a symmetric input stays symmetric, etc.
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -45,8 +46,12 @@ struct WorkerCommand {
 };
 
 [[noreturn]] void exec_worker(const std::string& executable, const WorkerCommand& command,
-                              int socket) {
+                              int socket, pid_t judge) {
   // In the child: only async-signal-safe calls until execve.
+  // A worker must not outlive its judge (a judge killed for a hang would leave a worker spinning
+  // on a GPU); the setting survives execve and is set again after the sandbox changes the user.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != judge) _exit(127);
   if (socket != kWorkerSocketFd) {
     dup2(socket, kWorkerSocketFd);
   } else {
@@ -76,9 +81,10 @@ WorkerProcess::WorkerProcess(const WorkerLaunch& launch) {
   }
   const WorkerCommand command(launch);
   std::fflush(nullptr);
+  const pid_t judge = getpid();
   pid_ = fork();
   if (pid_ < 0) throw WorkerFailure(std::string("fork: ") + std::strerror(errno));
-  if (pid_ == 0) exec_worker(launch.executable, command, sockets[1]);
+  if (pid_ == 0) exec_worker(launch.executable, command, sockets[1], judge);
   close(sockets[1]);
   socket_ = sockets[0];
   wire::Request describe;

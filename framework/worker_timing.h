@@ -1,7 +1,7 @@
 // Timing a kernel that runs in a worker. The worker times each call (CUDA events on its stream,
 // or its host clock) and the judge cannot see inside it, so the judge checks every claim against
 // its own clock: the wall time of each request must be explained by the claimed kernel times
-// plus what the same request costs with an empty kernel (measured first).
+// plus what the same request costs with an empty kernel (measured by the judge in its own process).
 #pragma once
 
 #include <ATen/core/Tensor.h>
@@ -24,7 +24,7 @@ struct SharedArguments {
 struct TimingCrossCheck {
   int requests = 0;
   int violations = 0;                ///< Requests whose wall time the claims do not explain.
-  double empty_request_ms = 0;       ///< [ms] the cheapest request with an empty kernel
+  double empty_request_ms = 0;       ///< [ms] judge_empty_request_ms() for the request size
   double judge_ms = 0, claimed_ms = 0;  ///< [ms] totals over the timed requests
   std::string first_violation;
   /// More than half of the requests broke the rule: the times are not the kernel's.
@@ -38,6 +38,11 @@ struct TimingCrossCheck {
 /// of `samples` timed calls whose claimed times sum to `claimed_ms`; `empty_ms` the same request
 /// with an empty kernel. "" when consistent, else why not.
 std::string check_request_times(double judge_ms, double claimed_ms, double empty_ms, int samples);
+
+/// [ms] What a request of `samples` timed calls costs without a kernel: the judge runs the same
+/// cache flushes and clock marks on `device` in its own process (cheapest of
+/// kTimingCalibrationRounds) and adds the round-trip allowance.
+double judge_empty_request_ms(Device device, int samples);
 
 /// Measures `kernel` in its worker over `sets` with the engine's options and stopping rule
 /// (checked by the judge between requests).

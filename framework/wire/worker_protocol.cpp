@@ -71,7 +71,6 @@ std::string encode(const Request& request) {
   out.u32(request.samples);
   out.u32(request.first_set);
   out.u32(request.flush_caches ? 1 : 0);
-  out.u32(request.null_kernel ? 1 : 0);
   out.f64(request.warmup_milliseconds);
   return out.bytes();
 }
@@ -101,7 +100,6 @@ Request decode_request(const std::string& bytes) {
   request.samples = in.u32();
   request.first_set = in.u32();
   request.flush_caches = in.u32() != 0;
-  request.null_kernel = in.u32() != 0;
   request.warmup_milliseconds = in.f64();
   if (!in.at_end()) throw WireError("trailing bytes after a request");
   return request;
@@ -124,6 +122,7 @@ std::string encode(const Reply& reply) {
   for (double sample : reply.samples) out.f64(sample);
   out.f64(reply.peak_memory_bytes);
   out.f64(reply.device_milliseconds);
+  out.u32(reply.device_lost ? 1 : 0);
   return out.bytes();
 }
 
@@ -142,6 +141,7 @@ Reply decode_reply(const std::string& bytes) {
   for (std::uint64_t n = in.count(8); n > 0; --n) reply.samples.push_back(in.f64());
   reply.peak_memory_bytes = in.f64();
   reply.device_milliseconds = in.f64();
+  reply.device_lost = in.u32() != 0;
   if (!in.at_end()) throw WireError("trailing bytes after a reply");
   return reply;
 }

@@ -81,7 +81,6 @@ struct Request {
   std::uint32_t samples = 0;             ///< Timed calls to make, rotating over the sets.
   std::uint32_t first_set = 0;           ///< The set the first timed call uses.
   bool flush_caches = true;              ///< Evict caches before each timed call.
-  bool null_kernel = false;              ///< Time an empty region instead of the kernel.
   double warmup_milliseconds = 0;        ///< [ms] untimed calls first
 };
 
@@ -97,6 +96,9 @@ struct Reply {
   /// call on CUDA: from entering the kernel to a device-wide synchronisation, measured in the
   /// worker (work launched off the given stream shows here; -1 on the CPU).
   double device_milliseconds = -1;  // [ms]
+  /// The worker's CUDA context is lost (a fault such as an illegal memory access): nothing it
+  /// does afterwards can be trusted, so the judge replaces it before the next request.
+  bool device_lost = false;
 };
 
 std::string encode(const Request& request);

@@ -10,6 +10,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -115,6 +116,7 @@ std::vector<sock_filter> seccomp_program(pid_t self) {
 
 std::string enter_worker_sandbox(const SandboxOptions& options) {
   std::vector<std::string> holds, missing;
+  const pid_t judge = getppid();
   const bool root = geteuid() == 0;
   if (options.change_root) {
     std::string why_not;
@@ -133,10 +135,15 @@ std::string enter_worker_sandbox(const SandboxOptions& options) {
     } else {
       missing.push_back("still root (" + errno_text("setuid") + ")");
     }
+
   } else {
     holds.push_back("unprivileged user " + std::to_string(getuid()) +
                     " (the judge is undumpable: its /proc files and memory are closed to it)");
   }
+  // A new user (or user namespace) clears the parent-death signal set before execve: the worker
+  // must still die with its judge.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != judge) _exit(127);
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0) {
     holds.push_back("no new privileges");
   } else {

@@ -90,6 +90,15 @@ inline constexpr double kTimingCrossCheckSlackMilliseconds = 0.05;  // [ms per t
 /// Times are refused only over at least this many checked requests (more are taken when one
 /// breaks the rule), and only when more than half of them break it.
 inline constexpr int kTimingCrossCheckMinRequests = 3;  // [requests]
+/// Inputs larger than this are drawn in chunks of this many elements, in parallel, each chunk
+/// from its own generator seeded from the case's (values depend on the seed, not on threads).
+inline constexpr std::int64_t kInputDrawChunkElements = std::int64_t{1} << 20;  // [elements]
+/// The empty request's cost is the cheapest of this many flush-and-mark cycles in the judge...
+inline constexpr int kTimingCalibrationRounds = 3;  // [cycles]
+/// ...times the request's calls, plus this allowance for one round trip to the worker (a
+/// datagram each way, the worker preparing its calls): a constant, because a round trip the
+/// worker answers could be slowed down on purpose to hide kernel time.
+inline constexpr double kTimingCrossCheckRoundTripMilliseconds = 1.0;  // [ms per request]
 
 }  // namespace rkt::defaults
 

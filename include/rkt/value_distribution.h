@@ -19,7 +19,11 @@ struct ValueDistribution {
     xavier_normal,    ///< N(0, s), s = sqrt(2 / (fan_in + fan_out))  (xavier_normal_, gain 1)
     bernoulli,        ///< 1 with probability `mean`, else 0: a mask, never scaled or negated
   };
+  /// A matrix structure imposed on the last two dims after drawing (KernelBench's symmetric and
+  /// triangular operands). Scaling keeps it; the replay gate re-imposes it after changing values.
+  enum class Structure { dense, symmetric, upper_triangular, lower_triangular };
   Kind kind = Kind::normal;
+  Structure structure = Structure::dense;
   double mean = 0, stddev = 1;  // normal
   double low = 0, high = 1;     // uniform, integers
   /// kaiming/xavier: the product of these dims is fan_in; xavier also uses fan_out.
@@ -27,7 +31,8 @@ struct ValueDistribution {
   /// integers: when set, the exclusive upper bound is this dim's size (e.g. the class count).
   std::string high_dim;
 
-  std::string describe() const;
+  std::string describe() const;      ///< the law and its structure, e.g. "symmetric(uniform[0, 1))"
+  std::string describe_law() const;  ///< the law alone
 };
 
 namespace values {
@@ -96,6 +101,21 @@ inline ValueDistribution class_index(std::string high_dim) {
   d.low = 0;
   d.high_dim = std::move(high_dim);
   return d;
+}
+/// `law` made symmetric: (X + X^T) / 2 over the last two dims.
+inline ValueDistribution symmetric(ValueDistribution law) {
+  law.structure = ValueDistribution::Structure::symmetric;
+  return law;
+}
+/// `law` with zeros below the diagonal of the last two dims (torch.triu).
+inline ValueDistribution upper_triangular(ValueDistribution law) {
+  law.structure = ValueDistribution::Structure::upper_triangular;
+  return law;
+}
+/// `law` with zeros above the diagonal of the last two dims (torch.tril).
+inline ValueDistribution lower_triangular(ValueDistribution law) {
+  law.structure = ValueDistribution::Structure::lower_triangular;
+  return law;
 }
 }  // namespace values
 

@@ -228,55 +228,49 @@ RKT_TASK(kb_l1_012)
     .bytes([](const Dims& s) { return float_bytes(size_of(s, "N") + count(s, {"N", "M"}), count(s, {"N", "M"})); })
     .flops([](const Dims& s) { return count(s, {"N", "M"}); });
 
-// KernelBench's get_inputs makes A and B symmetric as (X + X^T) / 2 of U[0, 1) matrices. Value
-// laws cannot say "symmetric", so that construction is the first step of the reference: the
-// product is over exactly KernelBench's operands. A kernel may still exploit the symmetry of
-// the operands it builds.
+// KernelBench draws symmetric and triangular operands in get_inputs and its forward is a plain
+// matmul (then triu/tril for 14 and 15): the structure is part of the input law here, so the
+// reference times exactly the forward (an earlier port built the operands inside the reference,
+// which the H200 baselines showed as +87%, +22%, +20% over KernelBench's medians). A kernel may
+// rely on the structure; every input drawn for these tasks has it (the replay gate keeps it).
 RKT_TASK(kb_l1_013)
-    .describe("13_Matmul_for_symmetric_matrices: C = S(A) @ S(B), S(X) = (X + X^T) / 2 (the "
-              "symmetric operands KernelBench builds from U[0, 1) matrices)")
-    .input("A", {"N", "N"}, values::uniform(0, 1))
-    .input("B", {"N", "N"}, values::uniform(0, 1))
+    .describe("13_Matmul_for_symmetric_matrices: C = A @ B, A and B symmetric ((X + X^T) / 2 of "
+              "U[0, 1) matrices)")
+    .input("A", {"N", "N"}, values::symmetric(values::uniform(0, 1)))
+    .input("B", {"N", "N"}, values::symmetric(values::uniform(0, 1)))
     .outputs({"C"})
     .default_dims({{"N", 4096}})
     .small_dims({{"N", 67}})
     .domain("N", 1, 4096)
-    .reference([](const Tensors& in) {
-      const auto symmetric = [](const at::Tensor& x) { return (x + x.t()) / 2; };
-      return Tensors{at::matmul(symmetric(in[0]), symmetric(in[1]))};
-    })
+    .reference([](const Tensors& in) { return Tensors{at::matmul(in[0], in[1])}; })
     .bytes(square_bytes)
     .flops(square_flops)
     .output_scale(square_scale);
 
-// KernelBench's inputs are triu(U[0, 1)) matrices; as for problem 13, the construction is the
-// first step of the reference, so only the upper triangles of A and B matter.
 RKT_TASK(kb_l1_014)
-    .describe("14_Matmul_for_upper_triangular_matrices: C = triu(triu(A) @ triu(B))")
-    .input("A", {"N", "N"}, values::uniform(0, 1))
-    .input("B", {"N", "N"}, values::uniform(0, 1))
+    .describe("14_Matmul_for_upper_triangular_matrices: C = triu(A @ B), A and B upper triangular "
+              "(triu of U[0, 1) matrices)")
+    .input("A", {"N", "N"}, values::upper_triangular(values::uniform(0, 1)))
+    .input("B", {"N", "N"}, values::upper_triangular(values::uniform(0, 1)))
     .outputs({"C"})
     .default_dims({{"N", 4096}})
     .small_dims({{"N", 67}})
     .domain("N", 1, 4096)
-    .reference([](const Tensors& in) {
-      return Tensors{at::triu(at::matmul(at::triu(in[0]), at::triu(in[1])))};
-    })
+    .reference([](const Tensors& in) { return Tensors{at::triu(at::matmul(in[0], in[1]))}; })
     .bytes(square_bytes)
     .flops([](const Dims& s) { return square_flops(s) / 6; })  // a triangular product: ~N^3/3 MACs
     .output_scale(square_scale);
 
 RKT_TASK(kb_l1_015)
-    .describe("15_Matmul_for_lower_triangular_matrices: C = tril(tril(A) @ tril(B))")
-    .input("A", {"N", "N"}, values::uniform(0, 1))
-    .input("B", {"N", "N"}, values::uniform(0, 1))
+    .describe("15_Matmul_for_lower_triangular_matrices: C = tril(A @ B), A and B lower triangular "
+              "(tril of U[0, 1) matrices)")
+    .input("A", {"N", "N"}, values::lower_triangular(values::uniform(0, 1)))
+    .input("B", {"N", "N"}, values::lower_triangular(values::uniform(0, 1)))
     .outputs({"C"})
     .default_dims({{"N", 4096}})
     .small_dims({{"N", 67}})
     .domain("N", 1, 4096)
-    .reference([](const Tensors& in) {
-      return Tensors{at::tril(at::matmul(at::tril(in[0]), at::tril(in[1])))};
-    })
+    .reference([](const Tensors& in) { return Tensors{at::tril(at::matmul(in[0], in[1]))}; })
     .bytes(square_bytes)
     .flops([](const Dims& s) { return square_flops(s) / 6; })
     .output_scale(square_scale);

@@ -18,11 +18,6 @@ def _matmul(a, b):
     return (torch.matmul(a, b),)
 
 
-def _symmetric_matmul(a, b):
-    # KernelBench's get_inputs: A = (A + A.T) / 2, B likewise; forward: A @ B.
-    return (torch.matmul((a + a.T) / 2, (b + b.T) / 2),)
-
-
 def _batch_norm_training(x, weight, bias):
     # nn.BatchNorm2d called in training mode: batch statistics; the running buffers are only
     # written, so passing none leaves y unchanged.
@@ -73,9 +68,10 @@ TWINS = {
     "kb_l1_010": _matmul,
     "kb_l1_011": lambda a, b: (torch.einsum("bijl,lk->bijk", a, b),),
     "kb_l1_012": lambda a, b: (a.unsqueeze(1) * b,),
-    "kb_l1_013": _symmetric_matmul,
-    "kb_l1_014": lambda a, b: (torch.triu(torch.matmul(torch.triu(a), torch.triu(b))),),
-    "kb_l1_015": lambda a, b: (torch.tril(torch.matmul(torch.tril(a), torch.tril(b))),),
+    # 13-15: the operands arrive symmetric / triangular (their input laws, as get_inputs draws).
+    "kb_l1_013": lambda a, b: (torch.matmul(a, b),),
+    "kb_l1_014": lambda a, b: (torch.triu(torch.matmul(a, b)),),
+    "kb_l1_015": lambda a, b: (torch.tril(torch.matmul(a, b)),),
     "kb_l1_016": lambda a, b: (torch.matmul(a.T, b),),
     "kb_l1_017": lambda a, b: (torch.matmul(a, b.T),),
     "kb_l1_018": lambda a, b: (torch.matmul(a.T, b.T),),

@@ -32,7 +32,19 @@ void relu_on_own_stream(rkt::KernelCall& call) {
   RKT_CUDA_CHECK_LAUNCH();
 }
 
+// The legacy default stream: the framework's stream is non-blocking (a LibTorch pool stream), so
+// it does not wait for work queued there; the read-back and the timer see none of it.
+void relu_on_legacy_stream(rkt::KernelCall& call) {
+  const rkt::TensorView& x = call.input(0);
+  slow_relu<<<1024, 256, 0, cudaStreamLegacy>>>(x.data_as<const float>(),
+                                                call.output(0).data_as<float>(), x.numel(),
+                                                20'000'000);
+  RKT_CUDA_CHECK_LAUNCH();
+}
+
 }  // namespace
 
+ROBUST_KERNEL_TEST(relu, cheat_legacy_stream, relu_on_legacy_stream)
+    .describe("launches on the legacy default stream: results arrive after the read-back");
 ROBUST_KERNEL_TEST(relu, cheat_own_stream, relu_on_own_stream)
     .describe("launches on its own stream: results arrive after the read-back");

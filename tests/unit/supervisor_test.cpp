@@ -2,6 +2,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "framework/gpu_pinning.h"
 #include "framework/supervisor.h"
 #include "framework/verdict_channel.h"
 
@@ -37,6 +38,29 @@ TEST(SupervisedExitCode, PassesOnlyWhenSomethingPassedAndNothingFailed) {
 TEST(Summarize, EndsWithThePlainCountLine) {
   const std::string text = summarize(run_of({"passed", "failed", "crashed", "skipped"}));
   EXPECT_THAT(text, ::testing::EndsWith("1 passed, 2 failed, 1 skipped\n"));
+}
+
+// ctest's resource allocation names one GPU per CUDA test; the judge pins it.
+TEST(GpuPinning, ReadsTheDeviceOfCtestsAllocation) {
+  EXPECT_EQ(gpu_of_ctest_allocation("id:1,slots:1"), "1");
+  EXPECT_EQ(gpu_of_ctest_allocation("slots:1,id:3"), "3");
+  EXPECT_EQ(gpu_of_ctest_allocation("id:0,slots:1;id:1,slots:1"), "0");
+  EXPECT_EQ(gpu_of_ctest_allocation("slots:1"), "");
+  EXPECT_EQ(gpu_of_ctest_allocation(""), "");
+}
+
+TEST(GpuPinning, SetsTheVisibleDeviceOnlyUnderACtestAllocation) {
+  unsetenv("CTEST_RESOURCE_GROUP_COUNT");
+  EXPECT_EQ(pin_gpu_from_ctest_resources(), "");
+  const char* before = std::getenv("CUDA_VISIBLE_DEVICES");
+  const std::string saved = before ? before : "";
+  setenv("CTEST_RESOURCE_GROUP_COUNT", "1", 1);
+  setenv("CTEST_RESOURCE_GROUP_0_GPUS", "id:1,slots:1", 1);
+  EXPECT_EQ(pin_gpu_from_ctest_resources(), "ctest allocated GPU 1: CUDA_VISIBLE_DEVICES=1");
+  EXPECT_STREQ(std::getenv("CUDA_VISIBLE_DEVICES"), "1");
+  unsetenv("CTEST_RESOURCE_GROUP_COUNT");
+  unsetenv("CTEST_RESOURCE_GROUP_0_GPUS");
+  if (before) setenv("CUDA_VISIBLE_DEVICES", saved.c_str(), 1); else unsetenv("CUDA_VISIBLE_DEVICES");
 }
 
 }  // namespace

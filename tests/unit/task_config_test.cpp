@@ -1,12 +1,14 @@
 // Task configs (cartesian axes) and backward tasks (autograd references) behave as documented in
 // include/rkt/task.h.
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "framework/input_generation.h"
 #include "framework/kernel_invocation.h"
 #include "framework/task_filter.h"
+#include "rkt/defaults.h"
 #include "rkt/task.h"
 
 namespace rkt {
@@ -180,6 +182,72 @@ TEST(RegisteredTasks, RobustKbenchTasksAreAllThere) {
     EXPECT_EQ(backward->forward_task_id(), id);
   }
   EXPECT_EQ(find_task("rkb_mnist_linear")->configs().size(), 8u);
+}
+
+// Large inputs are drawn in parallel chunks: the values depend on the seed, not on the thread
+// count, and the chunks are not copies of each other.
+TEST(InputDrawing, LargeInputsAreTheSameOnAnyNumberOfThreads) {
+  TaskSpec task("large_input", __FILE__, __LINE__);
+  task.input("x", {"N"}, values::normal())
+      .outputs({"y"})
+      .default_dims({{"N", 3 * defaults::kInputDrawChunkElements + 5}})
+      .small_dims({{"N", 8}})
+      .reference([](const Tensors& in) { return Tensors{in[0] * 2}; });
+  const int threads = at::get_num_threads();
+  at::set_num_threads(1);
+  const Tensors one = generate_inputs(task, task.default_dims(), 5);
+  at::set_num_threads(std::max(2, threads));
+  const Tensors several = generate_inputs(task, task.default_dims(), 5);
+  at::set_num_threads(threads);
+  EXPECT_TRUE(at::equal(one[0], several[0]));
+  EXPECT_FALSE(at::equal(generate_inputs(task, task.default_dims(), 6)[0], one[0]));
+  const std::int64_t chunk = defaults::kInputDrawChunkElements;
+  EXPECT_FALSE(at::equal(one[0].slice(0, 0, chunk), one[0].slice(0, chunk, 2 * chunk)));
+  EXPECT_NEAR(one[0].mean().item<double>(), 0.0, 0.01);
+  EXPECT_NEAR(one[0].std().item<double>(), 1.0, 0.01);
+}
+
+// Matrix structures: KernelBench's symmetric and triangular operands are drawn with their
+// structure, which scaling and impose_structure (used after the replay gate's and the value
+// families' changes) keep.
+TEST(InputStructure, DrawnInputsHaveTheirLawsStructure) {
+  TaskSpec task("structured_matmul", __FILE__, __LINE__);
+  task.input("S", {"N", "N"}, values::symmetric(values::uniform(0, 1)))
+      .input("U", {"N", "N"}, values::upper_triangular(values::normal()))
+      .input("L", {"N", "N"}, values::lower_triangular(values::normal()))
+      .outputs({"C"})
+      .default_dims({{"N", 9}})
+      .small_dims({{"N", 9}})
+      .reference([](const Tensors& in) { return Tensors{at::matmul(in[0], in[1] + in[2])}; });
+  const Tensors inputs = generate_inputs(task, {{"N", 9}}, 7);
+  EXPECT_TRUE(at::equal(inputs[0], inputs[0].t()));
+  EXPECT_GT(inputs[0].abs().min().item<float>(), 0.0f);  // symmetric, not zeroed
+  EXPECT_TRUE(at::equal(inputs[1], at::triu(inputs[1])));
+  EXPECT_FALSE(at::equal(inputs[1], at::zeros_like(inputs[1])));
+  EXPECT_TRUE(at::equal(inputs[2], at::tril(inputs[2])));
+  EXPECT_EQ(task.inputs()[0].values.describe(), "symmetric(uniform[0, 1))");
+  EXPECT_EQ(task.inputs()[1].values.describe(), "upper_triangular(normal(0, 1))");
+
+  at::Tensor changed = inputs[1].clone();
+  changed.view(-1).index_put_({at::tensor({9 * 8 + 1}, at::kLong)}, 5.0);  // below the diagonal
+  impose_structure(task.inputs()[1].values, changed);
+  EXPECT_TRUE(at::equal(changed, at::triu(changed)));
+  at::Tensor dense = at::ones({3, 3});
+  impose_structure(values::normal(), dense);
+  EXPECT_TRUE(at::equal(dense, at::ones({3, 3})));
+}
+
+TEST(InputStructure, KernelBenchStructuredProblemsDrawStructuredOperands) {
+  for (const char* id : {"kb_l1_013", "kb_l1_014", "kb_l1_015"}) {
+    const TaskSpec* task = find_task(id);
+    ASSERT_NE(task, nullptr) << id;
+    const Tensors inputs = generate_inputs(*task, task->small_dims(), 11);
+    const auto& a = inputs[0];
+    const at::Tensor expected = std::string(id) == "kb_l1_013"   ? a.t()
+                                : std::string(id) == "kb_l1_014" ? at::triu(a)
+                                                                 : at::tril(a);
+    EXPECT_TRUE(at::equal(a, expected)) << id;
+  }
 }
 
 }  // namespace

@@ -7,7 +7,11 @@
 #   RKT_GPU_STEPS="ctest repeats aoti main" (default: all four) chooses what runs after the build;
 #   "inprocess" (not in the default) reruns the CUDA ctest cases with RKT_ISOLATION=in-process,
 #   "main_inprocess" the main job, to measure what isolation costs;
-#   RKT_MAIN_KERNELS=ID passes --kernel ID to the main job (e.g. "cuda" for the CUDA kernels).
+#   RKT_MAIN_KERNELS=ID passes --kernel ID to the main job (e.g. "cuda" for the CUDA kernels);
+#   "faults" runs the fault-containment and stream tests (rkt_selftest) on the GPU;
+#   "sanitize" runs tools/gpu/sanitize.sh (compute-sanitizer over the CUDA kernels);
+#   "property" times the CUDA property cases per kernel (ctest -L property -L cuda);
+#   "multigpu" runs the CUDA ctest tests on every GPU (resource spec) and on one, timing both.
 set -uo pipefail
 steps="${RKT_GPU_STEPS:-ctest repeats aoti main}"
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -50,6 +54,37 @@ if [[ " $steps " == *" inprocess "* ]]; then
   start=$(date +%s)
   ctest --test-dir "$build" --output-on-failure -j 4 -L cuda >"$out/ctest_isolated.log" 2>&1
   echo "ctest -L cuda isolated: exit $?, $(($(date +%s) - start)) s"
+fi
+if [[ " $steps " == *" faults "* ]]; then
+  start=$(date +%s)
+  "$build/bin/rkt_selftest" --gtest_filter='FaultContainment.*:EscapedWorkGate.*:Isolation*' \
+    >"$out/faults.log" 2>&1
+  echo "faults: exit $?, $(($(date +%s) - start)) s"
+  grep -E "^\[ +(OK|FAILED|SKIPPED) +\]" "$out/faults.log" | head -n 30
+fi
+if [[ " $steps " == *" property "* ]]; then
+  start=$(date +%s)
+  ctest --test-dir "$build" -L property -L cuda -j 1 --output-on-failure >"$out/ctest_property_cuda.log" 2>&1
+  echo "ctest -L property -L cuda: exit $?, $(($(date +%s) - start)) s"
+fi
+if [[ " $steps " == *" multigpu "* ]]; then
+  bash tools/gpu/ctest_resources.sh >"$out/resources.json"
+  gpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l)
+  start=$(date +%s)
+  ctest --test-dir "$build" -V -L cuda -LE property --resource-spec-file "$out/resources.json" \
+    -j "$gpus" >"$out/ctest_cuda_${gpus}gpus.log" 2>&1
+  echo "ctest -L cuda on $gpus GPUs (resource spec, -j $gpus): exit $?, $(($(date +%s) - start)) s"
+  python3 tools/gpu/check_gpu_sharing.py "$out/ctest_cuda_${gpus}gpus.log" | tail -n 4
+  start=$(date +%s)
+  CUDA_VISIBLE_DEVICES=0 ctest --test-dir "$build" -L cuda -LE property -j 1 \
+    >"$out/ctest_cuda_1gpu.log" 2>&1
+  echo "ctest -L cuda on 1 GPU: exit $?, $(($(date +%s) - start)) s"
+fi
+if [[ " $steps " == *" sanitize "* ]]; then
+  start=$(date +%s)
+  OUT="$out/sanitize" bash tools/gpu/sanitize.sh "$build" "${RKT_SANITIZE_KERNELS:-cuda}" >"$out/sanitize.log" 2>&1
+  echo "sanitize: exit $?, $(($(date +%s) - start)) s"
+  tail -n 6 "$out/sanitize.log"
 fi
 if [[ " $steps " == *" repeats "* ]]; then
   # The spread of medians over repeated measurements of one kernel and its baseline.

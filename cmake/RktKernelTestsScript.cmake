@@ -3,7 +3,7 @@
 #         [-DGPU_RESOURCE_GROUPS=<spec>] -P RktKernelTestsScript.cmake
 # Reads the ctest script that `<suite> list --ctest` wrote (one add_test and one
 # set_tests_properties line per kernel and label group) and writes it again with the test prefix,
-# the extra labels, and RESOURCE_GROUPS on every test labelled cuda. Writes only when the text
+# the extra labels, and the GPU requirement (RESOURCE_GROUPS) of every test labelled cuda. Writes only when the text
 # changed, so that ctest's view of the tests is stable between identical builds.
 foreach(required LISTING SCRIPT)
   if(NOT DEFINED ${required})
@@ -20,6 +20,8 @@ if(LABELS)
   string(REPLACE "LABELS \"" "LABELS \"${labels};" text "${text}")
 endif()
 if(GPU_RESOURCE_GROUPS)
+  # `rkt list --ctest` already asks gpus:1 for CUDA tests; the requirement given here replaces it.
+  string(REGEX REPLACE " RESOURCE_GROUPS (\"[^\"]*\"|[^ )]+)" "" text "${text}")
   string(REGEX REPLACE "(LABELS \"[^\"]*;cuda(;[^\"]*)?\")"
          "\\1 RESOURCE_GROUPS \"${GPU_RESOURCE_GROUPS}\"" text "${text}")
 endif()

@@ -1,7 +1,7 @@
 # Script-mode test of cmake/RktKernelTestsScript.cmake (what rkt_add_kernel_tests runs after each
 # build): run with -DRKT_CMAKE_DIR=<cmake/> -DWORK_DIR=<scratch dir>. Feeds it a listing in the
 # form `rkt list --ctest` writes, for a CPU and a CUDA kernel, and checks the prefix, the extra
-# labels, and that RESOURCE_GROUPS lands on the CUDA tests only.
+# labels, and that the requested RESOURCE_GROUPS replaces the listing's, on the CUDA test only.
 file(MAKE_DIRECTORY "${WORK_DIR}")
 set(listing "${WORK_DIR}/listing.cmake")
 set(script "${WORK_DIR}/cases.cmake")
@@ -11,11 +11,11 @@ file(WRITE "${listing}" [=[
 add_test("softmax/cpu_loop:correctness" "/x/rkt" test --filter "softmax/cpu_loop.correctness_*")
 set_tests_properties("softmax/cpu_loop:correctness" PROPERTIES LABELS "correctness;cpu" SKIP_RETURN_CODE 77 TIMEOUT 1200)
 add_test("softmax/cuda_rows:property" "/x/rkt" test --filter "softmax/cuda_rows.property_*")
-set_tests_properties("softmax/cuda_rows:property" PROPERTIES LABELS "property;cuda" SKIP_RETURN_CODE 77 TIMEOUT 1200)
+set_tests_properties("softmax/cuda_rows:property" PROPERTIES LABELS "property;cuda" SKIP_RETURN_CODE 77 TIMEOUT 1200 RESOURCE_GROUPS gpus:1)
 ]=])
 execute_process(
   COMMAND "${CMAKE_COMMAND}" "-DLISTING=${listing}" "-DSCRIPT=${script}" "-DTEST_PREFIX=mine/"
-          "-DLABELS=example,nightly" "-DGPU_RESOURCE_GROUPS=gpus:1"
+          "-DLABELS=example,nightly" "-DGPU_RESOURCE_GROUPS=gpus:2"
           -P "${RKT_CMAKE_DIR}/RktKernelTestsScript.cmake"
   RESULT_VARIABLE status)
 if(NOT status EQUAL 0)
@@ -25,7 +25,7 @@ file(READ "${script}" text)
 set(expectations
   [=[add_test\("mine/softmax/cpu_loop:correctness" "/x/rkt" test --filter "softmax/cpu_loop\.correctness_\*"\)]=]
   [=[set_tests_properties\("mine/softmax/cpu_loop:correctness" PROPERTIES LABELS "example;nightly;correctness;cpu" SKIP_RETURN_CODE 77]=]
-  [=[set_tests_properties\("mine/softmax/cuda_rows:property" PROPERTIES LABELS "example;nightly;property;cuda" RESOURCE_GROUPS "gpus:1" SKIP_RETURN_CODE 77]=])
+  [=[set_tests_properties\("mine/softmax/cuda_rows:property" PROPERTIES LABELS "example;nightly;property;cuda" RESOURCE_GROUPS "gpus:2" SKIP_RETURN_CODE 77 TIMEOUT 1200\)]=])
 foreach(expected IN LISTS expectations)
   if(NOT text MATCHES "${expected}")
     message(FATAL_ERROR "expected a line matching\n  ${expected}\nin\n${text}")

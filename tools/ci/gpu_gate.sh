@@ -5,8 +5,8 @@
 #   tools/ci/gpu_gate.sh OUT_DIR [BASE_REVISION]
 #
 #   1. builds (tools/bootstrap.sh) and runs every ctest test with JUnit XML in OUT_DIR/junit.xml;
-#      CUDA tests carry RESOURCE_GROUPS gpus:1, and the resource spec written here names one GPU,
-#      so CUDA tests run one at a time (timings undisturbed) while CPU tests run in parallel;
+#      CUDA tests carry RESOURCE_GROUPS gpus:1 and the resource spec (tools/gpu/ctest_resources.sh)
+#      has one slot per GPU, so no two CUDA tests share a GPU while CPU tests run in parallel;
 #   2. runs the main job into OUT_DIR/new (results.json, report.md, report.html): exits non-zero
 #      when a kernel fails a gate;
 #   3. with BASE_REVISION: builds that revision in a worktree (OUT_DIR/base-src, sharing ccache),
@@ -40,9 +40,7 @@ step "building"
 bash "$repo_root/tools/bootstrap.sh" || exit 1
 
 step "ctest (JUnit: $out/junit.xml)"
-cat > "$out/gpus.json" <<'JSON'
-{"version": {"major": 1, "minor": 0}, "local": [{"gpus": [{"id": "0", "slots": 1}]}]}
-JSON
+bash "$repo_root/tools/gpu/ctest_resources.sh" > "$out/gpus.json"
 ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" \
   --resource-spec-file "$out/gpus.json" --output-junit "$out/junit.xml" || status=1
 

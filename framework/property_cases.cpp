@@ -250,10 +250,17 @@ CaseOutcome run_property(const KernelSpec& kernel, const TaskSpec& task, Propert
   options.id = kernel.full_id() + "/property_" + to_string(kind);
   options.device = kernel.device();
   options.supported = kernel.supported_dims();
-  return run_property_trials(task, kind, options,
-                             [&kernel](const TaskSpec& trial_task, const CaseInputs& inputs) {
-                               return run_correctness_case(kernel, trial_task, inputs);
-                             });
+  CaseOutcome outcome =
+      run_property_trials(task, kind, options,
+                          [&kernel](const TaskSpec& trial_task, const CaseInputs& inputs) {
+                            return run_correctness_case(kernel, trial_task, inputs);
+                          });
+  if (kind == PropertyKind::shapes && !options.supported.empty()) {
+    // A verdict inside a declared domain says nothing outside it: the message says so.
+    outcome.message += " [dims drawn inside what the kernel declares it supports: " +
+                       describe_restrictions(options.supported) + "]";
+  }
+  return outcome;
 }
 
 }  // namespace rkt

@@ -55,6 +55,15 @@ CaseOutcome run_trial(const KernelSpec& kernel, const TaskSpec& task, const User
         return {CaseStatus::failed, "the property's dims generator drew '" + name +
                                         "', which task '" + task.id() + "' does not have"};
       }
+      const auto domain = task.domains().find(name);
+      const bool inside = domain == task.domains().end()
+                              ? size >= 1
+                              : size >= domain->second.min && size <= domain->second.max;
+      if (!inside) {
+        return {CaseStatus::failed, "the property's dims generator drew " + name + "=" +
+                                        std::to_string(size) + ", outside task '" + task.id() +
+                                        "''s domain of " + name};
+      }
       inputs.dims[name] = size;
     }
   }

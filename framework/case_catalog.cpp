@@ -4,9 +4,11 @@
 #include "framework/hidden_inputs.h"
 #include "framework/input_scaling.h"
 #include "framework/integrity_cases.h"
+#include "framework/kernel_domain.h"
 #include "framework/metamorphic_relations.h"
 #include "framework/property_cases.h"
 #include "framework/seeding.h"
+#include "framework/user_property_cases.h"
 #include "framework/value_families.h"
 
 namespace rkt {
@@ -25,6 +27,13 @@ CaseOutcome run_hidden_case(const KernelSpec& kernel, const TaskSpec& task,
     case HiddenCase::Kind::dims:
       for (const auto& [name, size] : hidden.dims) inputs.dims[name] = size;
       break;
+  }
+  // Dims outside what the kernel declares it supports are not its to pass; the message does not
+  // say which restriction, since that would tell something about the secret dims.
+  if (violated_restriction(kernel.supported_dims(), inputs.dims) != nullptr) {
+    return {CaseStatus::skipped, kernel.full_id() + " hidden case " + std::to_string(index) +
+                                     " skipped: its dims are outside the dims the kernel declares "
+                                     "it supports"};
   }
   CaseOutcome outcome = run_correctness_case(kernel, task, inputs);
   if (hidden_details_allowed() || outcome.status == CaseStatus::skipped) return outcome;
@@ -114,6 +123,14 @@ std::vector<KernelCase> cases_of(const KernelSpec& kernel, const TaskSpec& task)
   for (PropertyKind kind : all_property_kinds()) {
     cases.push_back({kernel.full_id(), std::string("property_") + to_string(kind), "property",
                      [&kernel, &task, kind] { return run_property(kernel, task, kind); }});
+  }
+  // Properties users declared on the task or on this kernel (ROBUST_PROPERTY), run in the judge.
+  for (const UserProperty* property : user_properties_of(task.id())) {
+    if (!property->applies_to(kernel.kernel_id())) continue;
+    cases.push_back({kernel.full_id(), "user_" + property->name(), "property",
+                     [&kernel, &task, property] {
+                       return run_user_property(kernel, task, *property);
+                     }});
   }
   for (IntegrityGate gate : all_integrity_gates()) {
     cases.push_back({kernel.full_id(), std::string("integrity_") + to_string(gate), "integrity",

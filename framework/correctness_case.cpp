@@ -58,6 +58,13 @@ PreparedCase prepare_case(const KernelSpec& kernel, const TaskSpec& task,
     }
   }
   scale_floating_inputs(task, prepared.host_inputs, case_inputs.scale);
+  return prepare_given_inputs(kernel, task, std::move(prepared.host_inputs));
+}
+
+PreparedCase prepare_given_inputs(const KernelSpec& kernel, const TaskSpec& task,
+                                  std::vector<at::Tensor> host_inputs) {
+  PreparedCase prepared;
+  prepared.host_inputs = std::move(host_inputs);
   prepared.signatures = infer_output_signatures(task, prepared.host_inputs, kernel.device());
   for (const at::Tensor& input : prepared.host_inputs) {
     prepared.device_inputs.push_back(copy_for_kernel(input, kernel));

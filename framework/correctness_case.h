@@ -39,6 +39,11 @@ struct PreparedCase {
 /// Draws the inputs of `inputs` for `kernel`. Throws with a message when the task cannot.
 PreparedCase prepare_case(const KernelSpec& kernel, const TaskSpec& task, const CaseInputs& inputs);
 
+/// Prepares inputs drawn elsewhere (a user property's generator): output signatures from the
+/// reference on meta tensors, copies for the kernel.
+PreparedCase prepare_given_inputs(const KernelSpec& kernel, const TaskSpec& task,
+                                  std::vector<at::Tensor> host_inputs);
+
 /// Runs the reference on fresh copies of `host_inputs` (after the kernel ran) and judges
 /// `outputs`. `where` prefixes every message.
 CaseOutcome judge_outputs(const KernelSpec& kernel, const TaskSpec& task, const std::string& where,

@@ -117,12 +117,25 @@ std::int64_t large_dim_floor(const DimRange& range) {
   return std::max(range.min, range.min + (range.max - range.min) / 2);
 }
 
+// The range counted in steps: [min, max] / step, the test size rounded down to a step.
+DimRange in_steps(const DimRange& range) {
+  const std::int64_t step = range.step;
+  const std::int64_t min = std::max<std::int64_t>(1, (range.min + step - 1) / step);
+  const std::int64_t max = std::max(min, range.max / step);
+  return {min, max, std::max(min, std::min(max, range.test_size / step)), 1};
+}
+
 std::int64_t draw_dim(const DimRange& range, DimTier tier, const RandomBits& next) {
+  if (range.step > 1) return range.step * draw_dim(in_steps(range), tier, next);
   if (range.max <= range.min) return range.min;
   return tier == DimTier::edges ? draw_edges(range, next) : draw_full_size(range, next);
 }
 
 rc::Gen<std::int64_t> dim_generator(DimRange range, DimTier tier) {
+  if (range.step > 1) {
+    return rc::gen::map(dim_generator(in_steps(range), tier),
+                        [step = range.step](std::int64_t steps) { return steps * step; });
+  }
   return [range, tier](const rc::Random& random, int /*size*/) {
     rc::Random bits = random;
     const std::int64_t value = draw_dim(range, tier, [&bits] { return bits.next(); });

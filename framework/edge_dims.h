@@ -23,6 +23,10 @@ struct DimRange {
   std::int64_t min = 1;
   std::int64_t max = 1;
   std::int64_t test_size = 1;
+  /// Every value drawn is a multiple of step: a kernel that declares "N % 4 == 0" is tested on
+  /// multiples of 4 only, with the edges counted in steps (1 step, a granularity +- 1 step, ...).
+  /// min, max and test_size are multiples of it (framework/kernel_domain.h makes them so).
+  std::int64_t step = 1;
 };
 
 /// The granularities kernels commonly tile, vectorise or launch by (elements): float4 loads,
@@ -56,7 +60,7 @@ std::int64_t draw_dim(const DimRange& range, DimTier tier, const RandomBits& nex
 
 /// draw_dim as a rapidcheck generator. It ignores rapidcheck's size (every trial may reach every
 /// edge) and shrinks towards range.min, so a failing case still shrinks to the smallest dim that
-/// fails.
+/// fails. With a step above 1 it draws and shrinks in steps.
 rc::Gen<std::int64_t> dim_generator(DimRange range, DimTier tier);
 
 }  // namespace rkt

@@ -99,6 +99,8 @@ std::string load_kernel_library(const KernelLibraryLocation& location) {
     spec.precision(kernel.precision).describe(kernel.description);
     spec.allow_operators(kernel.allowed_operators);
     for (const auto& [gate, reason] : kernel.waived_gates) spec.waive_gate(gate, reason);
+    for (const DimRestriction& restriction : kernel.supported_dims) spec.supports(restriction);
+    for (const std::string& error : kernel.declaration_errors) spec.add_declaration_error(error);
     library.worker_index[&spec] = i;
   }
   return "";

@@ -2,6 +2,7 @@
 // kernel library (and into the judge, for kernels registered in its own binary), so it needs no
 // LibTorch and no judge code.
 #include <deque>
+#include <stdexcept>
 
 #include "rkt/registration.h"
 
@@ -51,6 +52,34 @@ KernelSpec& KernelSpec::allow_operators(std::vector<std::string> operator_names)
   allowed_operators_.insert(allowed_operators_.end(), operator_names.begin(),
                             operator_names.end());
   return *this;
+}
+
+KernelSpec& KernelSpec::supports(const std::string& restriction) {
+  try {
+    return supports(parse_dim_restriction(restriction));
+  } catch (const std::invalid_argument& error) {
+    // Kept, not thrown: a registrar runs before main, where an exception would abort the
+    // program without naming the kernel. registry_errors() reports it with the kernel's name.
+    declaration_errors_.push_back(error.what());
+    return *this;
+  }
+}
+
+KernelSpec& KernelSpec::supports(DimRestriction restriction) {
+  supported_dims_.push_back(std::move(restriction));
+  return *this;
+}
+
+KernelSpec& KernelSpec::supports_multiple_of(const std::string& dim, std::int64_t step) {
+  return supports(DimRestriction{dim, DimRestriction::Kind::multiple_of, step});
+}
+
+KernelSpec& KernelSpec::supports_min(const std::string& dim, std::int64_t size) {
+  return supports(DimRestriction{dim, DimRestriction::Kind::at_least, size});
+}
+
+KernelSpec& KernelSpec::supports_max(const std::string& dim, std::int64_t size) {
+  return supports(DimRestriction{dim, DimRestriction::Kind::at_most, size});
 }
 
 const char* to_string(IntegrityGate gate) {

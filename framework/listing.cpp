@@ -5,6 +5,7 @@
 #include "framework/case_catalog.h"
 #include "framework/dim_resolution.h"
 #include "framework/json_text.h"
+#include "framework/kernel_domain.h"
 #include "rkt/defaults.h"
 
 namespace rkt {
@@ -44,6 +45,10 @@ void print_listing_text(std::ostream& out) {
       out << "      declared ATen operators:";
       for (const std::string& name : kernel->allowed_operators()) out << " " << name;
       out << "\n";
+    }
+    if (!kernel->supported_dims().empty()) {
+      out << "      supports only: " << describe_restrictions(kernel->supported_dims())
+          << " (declared by the kernel)\n";
     }
     if (const TaskSpec* task = find_task(kernel->task_id())) {
       out << "     ";
@@ -101,6 +106,10 @@ void print_listing_json(std::ostream& out) {
     out << "},\"allowed_operators\":[";
     for (std::size_t i = 0; i < kernel->allowed_operators().size(); ++i) {
       out << (i ? "," : "") << json_string(kernel->allowed_operators()[i]);
+    }
+    out << "],\"supports\":[";
+    for (std::size_t i = 0; i < kernel->supported_dims().size(); ++i) {
+      out << (i ? "," : "") << json_string(kernel->supported_dims()[i].describe());
     }
     out << "],\"cases\":[";
     if (const TaskSpec* task = find_task(kernel->task_id())) {

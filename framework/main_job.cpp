@@ -156,6 +156,9 @@ int run_main_job(const MainJobOptions& options) {
     entry.precision = to_string(kernel.precision());
     for (const auto& [gate, reason] : kernel.waived_gates()) entry.waived_gates[to_string(gate)] = reason;
     entry.allowed_operators = kernel.allowed_operators();
+    for (const DimRestriction& restriction : kernel.supported_dims()) {
+      entry.supported_dims.push_back(restriction.describe());
+    }
     entry.task_severity = to_string(task_verdicts[entry.task].severity);
     entry.task_reasons = task_verdicts[entry.task].reasons;
 

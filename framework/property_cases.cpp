@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "framework/dim_resolution.h"
+#include "framework/kernel_domain.h"
 #include "framework/seeding.h"
 #include "rkt/defaults.h"
 
@@ -72,14 +73,15 @@ std::int64_t input_bytes(const TaskSpec& task, const Dims& dims) {
   return total;
 }
 
-std::map<std::string, DimRange> property_dim_ranges(const TaskSpec& task, Device device) {
+std::map<std::string, DimRange> property_dim_ranges(const TaskSpec& task, Device device,
+                                                    const std::vector<DimRestriction>& supported) {
   const Dims& base = task.test_dims(device);
   std::map<std::string, DimRange> ranges;
   for (const auto& [name, domain] : task.domains()) {
     const std::int64_t test_size = base.at(name);
     const std::int64_t upper =
         std::max(domain.min, std::min(domain.max, defaults::kPropertyMaxDimFactor * test_size));
-    ranges[name] = {domain.min, upper, test_size};
+    ranges[name] = restrict_range({domain.min, upper, test_size, 1}, name, supported);
   }
   return ranges;
 }
@@ -97,18 +99,15 @@ Dims fit_to_input_budget(const TaskSpec& task, Dims dims, std::int64_t budget,
       if (!chosen.empty()) break;
     }
     if (chosen.empty()) break;  // Every dim at its minimum: the trial runs as it is.
-    dims[chosen] = std::max(ranges.at(chosen).min, dims[chosen] / 2);
+    const DimRange& range = ranges.at(chosen);
+    dims[chosen] = std::max(range.min, dims[chosen] / 2 / range.step * range.step);
   }
   return dims;
 }
 
-CaseOutcome run_property_trials(const TaskSpec& task, PropertyKind kind,
-                                const PropertyOptions& options, const PropertyTrial& trial) {
-  if (kind == PropertyKind::shapes && task.domains().empty()) {
-    return {CaseStatus::skipped,
-            "task '" + task.id() + "' declares no dim domains, so shapes cannot vary"};
-  }
-  const std::vector<PropertyPhase> phases = property_phases(kind, options.device);
+CaseOutcome run_property_phases(const PropertyOptions& options,
+                                const std::vector<PropertyPhase>& phases,
+                                const PropertyBody& body) {
   const auto& reproduce = rc::detail::configuration().reproduce;
   // Replaying a failure (RC_PARAMS="reproduce=..."): only the phases it names run.
   bool replaying = false;
@@ -117,7 +116,6 @@ CaseOutcome run_property_trials(const TaskSpec& task, PropertyKind kind,
   const std::uint64_t seed = options.seed ? *options.seed
                              : user_sets("seed") ? rc::detail::configuration().testParams.seed
                                                  : base_seed() ^ secret_seed_part();
-  const std::size_t config_count = task.configs().size();
   std::ostringstream passed;
   passed << options.id << ":";
   for (std::size_t index = 0; index < phases.size(); ++index) {
@@ -126,6 +124,7 @@ CaseOutcome run_property_trials(const TaskSpec& task, PropertyKind kind,
     if (replaying && reproduce.count(id) == 0) continue;
 
     int dropped = 0, ran = 0, not_run = 0;
+    std::string dropped_reason;
     bool failure_seen = false;
     CaseDetails failing;
     const auto start = std::chrono::steady_clock::now();
@@ -136,40 +135,18 @@ CaseOutcome run_property_trials(const TaskSpec& task, PropertyKind kind,
         ++not_run;  // Counted and reported: the trials this phase had no time for.
         return;
       }
-      // Tasks with several configs: each trial runs under one of them, drawn like the dims.
-      const TaskSpec& trial_task =
-          config_count == 1
-              ? task.configured(0)
-              : task.configured(*rc::gen::inRange<std::size_t>(0, config_count).as("config"));
-      CaseInputs inputs;
-      inputs.seed = *rc::gen::inRange<std::uint64_t>(0, 1u << 31).as("input seed");
-      if (kind == PropertyKind::shapes) {
-        inputs.distribution = "property shapes";
-        const std::map<std::string, DimRange> ranges = property_dim_ranges(trial_task, options.device);
-        inputs.dims = trial_task.test_dims(options.device);
-        for (const auto& [name, range] : ranges) {
-          inputs.dims[name] = *dim_generator(range, phase.tier).as("dim " + name);
-        }
-        inputs.dims = fit_to_input_budget(trial_task, inputs.dims, phase.input_budget, ranges);
-      } else {
-        inputs.distribution = "property scale";
-        inputs.dims = trial_task.test_dims(options.device);
-        const int milli_decades = *rc::gen::inRange(-1000 * defaults::kPropertyScaleDecades,
-                                                    1000 * defaults::kPropertyScaleDecades + 1)
-                                       .as("log10(|scale|) x 1000");
-        const bool negative = *rc::gen::arbitrary<bool>().as("negative scale");
-        inputs.scale = (negative ? -1.0 : 1.0) * std::pow(10.0, milli_decades / 1000.0);
-      }
       ++ran;
-      const CaseOutcome outcome = trial(trial_task, inputs);
+      CaseDetails details;
+      const CaseOutcome outcome = body(phase, details);
       if (outcome.status == CaseStatus::dropped) {
         ++dropped;
+        if (dropped_reason.empty()) dropped_reason = outcome.message;
         RC_DISCARD(outcome.message);
       }
       if (outcome.status != CaseStatus::passed) {
         // Shrinking keeps the last failing candidate, so the last one recorded is the shrunk case.
         failure_seen = true;
-        failing = case_details(trial_task, inputs);
+        failing = details;
         RC_FAIL(outcome.message);
       }
     };
@@ -196,7 +173,7 @@ CaseOutcome run_property_trials(const TaskSpec& task, PropertyKind kind,
                << " s budget of this phase was spent)";
       }
       passed << " (rapidcheck seed " << params.seed << ")";
-      if (dropped > 0) passed << "; " << dropped << " trials dropped: reference not finite";
+      if (dropped > 0) passed << "; " << dropped << " trials dropped, e.g. " << dropped_reason;
       continue;
     }
     if (result.match(failure)) {
@@ -218,8 +195,7 @@ CaseOutcome run_property_trials(const TaskSpec& task, PropertyKind kind,
     }
     if (result.match(gave_up)) {
       message << id << " gave up after " << gave_up.numSuccess
-              << " passing trials: " << gave_up.description << " (" << dropped
-              << " trials had a non-finite reference)";
+              << " passing trials: " << dropped << " trials dropped, e.g. " << dropped_reason;
       return {CaseStatus::failed, message.str()};
     }
     rc::detail::Error error("");
@@ -229,15 +205,62 @@ CaseOutcome run_property_trials(const TaskSpec& task, PropertyKind kind,
   return {CaseStatus::passed, passed.str()};
 }
 
+CaseOutcome run_property_trials(const TaskSpec& task, PropertyKind kind,
+                                const PropertyOptions& options, const PropertyTrial& trial) {
+  if (kind == PropertyKind::shapes && task.domains().empty()) {
+    return {CaseStatus::skipped,
+            "task '" + task.id() + "' declares no dim domains, so shapes cannot vary"};
+  }
+  const std::size_t config_count = task.configs().size();
+  const auto body = [&](const PropertyPhase& phase, CaseDetails& details) {
+    // Tasks with several configs: each trial runs under one of them, drawn like the dims.
+    const TaskSpec& trial_task =
+        config_count == 1
+            ? task.configured(0)
+            : task.configured(*rc::gen::inRange<std::size_t>(0, config_count).as("config"));
+    CaseInputs inputs;
+    inputs.seed = *rc::gen::inRange<std::uint64_t>(0, 1u << 31).as("input seed");
+    if (kind == PropertyKind::shapes) {
+      inputs.distribution = "property shapes";
+      const std::map<std::string, DimRange> ranges =
+          property_dim_ranges(trial_task, options.device, options.supported);
+      inputs.dims = trial_task.test_dims(options.device);
+      for (const auto& [name, range] : ranges) {
+        inputs.dims[name] = *dim_generator(range, phase.tier).as("dim " + name);
+      }
+      inputs.dims = fit_to_input_budget(trial_task, inputs.dims, phase.input_budget, ranges);
+    } else {
+      inputs.distribution = "property scale";
+      inputs.dims = trial_task.test_dims(options.device);
+      const int milli_decades = *rc::gen::inRange(-1000 * defaults::kPropertyScaleDecades,
+                                                  1000 * defaults::kPropertyScaleDecades + 1)
+                                     .as("log10(|scale|) x 1000");
+      const bool negative = *rc::gen::arbitrary<bool>().as("negative scale");
+      inputs.scale = (negative ? -1.0 : 1.0) * std::pow(10.0, milli_decades / 1000.0);
+    }
+    details = case_details(trial_task, inputs);
+    return trial(trial_task, inputs);
+  };
+  return run_property_phases(options, property_phases(kind, options.device), body);
+}
+
 CaseOutcome run_property(const KernelSpec& kernel, const TaskSpec& task, PropertyKind kind) {
   if (auto skipped = skip_if_device_missing(kernel)) return *skipped;
   PropertyOptions options;
   options.id = kernel.full_id() + "/property_" + to_string(kind);
   options.device = kernel.device();
-  return run_property_trials(task, kind, options,
-                             [&kernel](const TaskSpec& trial_task, const CaseInputs& inputs) {
-                               return run_correctness_case(kernel, trial_task, inputs);
-                             });
+  options.supported = kernel.supported_dims();
+  CaseOutcome outcome =
+      run_property_trials(task, kind, options,
+                          [&kernel](const TaskSpec& trial_task, const CaseInputs& inputs) {
+                            return run_correctness_case(kernel, trial_task, inputs);
+                          });
+  if (kind == PropertyKind::shapes && !options.supported.empty()) {
+    // A verdict inside a declared domain says nothing outside it: the message says so.
+    outcome.message += " [dims drawn inside what the kernel declares it supports: " +
+                       describe_restrictions(options.supported) + "]";
+  }
+  return outcome;
 }
 
 }  // namespace rkt

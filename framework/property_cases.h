@@ -41,12 +41,14 @@ struct PropertyPhase {
 std::vector<PropertyPhase> property_phases(PropertyKind kind, Device device);
 
 /// The range of each domain dim of `task` in property trials on `device`: the task's domain, capped
-/// at kPropertyMaxDimFactor x the size the kernel is tested at.
-std::map<std::string, DimRange> property_dim_ranges(const TaskSpec& task, Device device);
+/// at kPropertyMaxDimFactor x the size the kernel is tested at, narrowed to the dims the kernel
+/// declares it supports (`supported`: min, max, and a step for "% k == 0").
+std::map<std::string, DimRange> property_dim_ranges(const TaskSpec& task, Device device,
+                                                    const std::vector<DimRestriction>& supported = {});
 
 /// `dims` with dims halved until the task's inputs fit `budget`: the largest dim that is not
 /// "large" (above large_dim_floor) first, so that a large draw survives when the others can give
-/// way; large dims only when nothing else can.
+/// way; large dims only when nothing else can. A halved dim is rounded down to its range's step.
 Dims fit_to_input_budget(const TaskSpec& task, Dims dims, std::int64_t budget,
                          const std::map<std::string, DimRange>& ranges);
 
@@ -63,7 +65,20 @@ struct PropertyOptions {
   std::optional<std::uint64_t> seed;
   /// Trials per phase instead of the defaults (measurements); RC_PARAMS's max_success still wins.
   std::optional<int> trials;
+  /// The dims the kernel declares it supports: shape trials draw only inside them.
+  std::vector<DimRestriction> supported;
 };
+
+/// One trial of a property: draws what it needs from rapidcheck (`*generator`), runs and returns
+/// the outcome (dropped: discarded and counted), and fills `details` with the trial's inputs so
+/// that a failure reports the shrunk case.
+using PropertyBody = std::function<CaseOutcome(const PropertyPhase& phase, CaseDetails& details)>;
+
+/// Runs `body` with rapidcheck, phase by phase: the seed (RC_PARAMS's, else the run's), replay of
+/// RC_PARAMS="reproduce=...", the phases' time budgets, shrinking, and the messages. Shared by the
+/// built-in properties and the ones users declare (framework/user_property_cases.h).
+CaseOutcome run_property_phases(const PropertyOptions& options,
+                                const std::vector<PropertyPhase>& phases, const PropertyBody& body);
 
 /// Runs property `kind` of `task` through `trial` with rapidcheck, phase by phase. On failure the
 /// message holds the shrunk case (dims, scale, seed), the trial's message and the RC_PARAMS string

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "framework/kernel_domain.h"
 #include "framework/registry_validation.h"
 #include "rkt/registration.h"
 #include "rkt/task.h"
@@ -122,6 +123,9 @@ std::vector<std::string> registry_errors() {
                        std::to_string(kernels_by_id[kernel.full_id()]->line()) + " and at " +
                        where);
     }
+    if (const TaskSpec* task = find_task(kernel.task_id())) {
+      for (std::string& error : supported_dims_errors(kernel, *task)) errors.push_back(std::move(error));
+    }
     if (!kernel.function()) errors.push_back("kernel '" + kernel.full_id() + "' has no function");
     for (const auto& [gate, reason] : kernel.waived_gates()) {
       if (reason.empty()) {
@@ -130,6 +134,7 @@ std::vector<std::string> registry_errors() {
       }
     }
   }
+  for (std::string& error : user_property_errors()) errors.push_back(std::move(error));
   return errors;
 }
 

@@ -10,6 +10,14 @@ namespace rkt {
 /// duplicate ids, malformed tasks. Empty when all is well.
 std::vector<std::string> registry_errors();
 
+/// Every problem with the ROBUST_PROPERTY declarations: unknown tasks or kernels, duplicate or
+/// malformed names, properties that add nothing (framework/user_properties.cpp).
+std::vector<std::string> user_property_errors();
+
+class UserProperty;
+/// The problems of one property against the registries (user_property_errors without duplicates).
+std::vector<std::string> user_property_problems(const UserProperty& property);
+
 /// The registered task id nearest to `unknown_id`, or "" when none is close.
 std::string closest_task_id(const std::string& unknown_id);
 

@@ -46,6 +46,13 @@ std::string interval_json(const RatioInterval& r) {
          ", \"high\": " + number(r.high) + "}";
 }
 
+// "N % 4 == 0, N <= 8192".
+std::string joined(const std::vector<std::string>& items) {
+  std::string text;
+  for (const std::string& item : items) text += (text.empty() ? "" : ", ") + item;
+  return text;
+}
+
 std::string html_escape(const std::string& text) {
   std::string escaped;
   for (char c : text) {
@@ -222,6 +229,10 @@ std::string results_json(const RunReport& report) {
     for (std::size_t o = 0; o < kernel.allowed_operators.size(); ++o) {
       out << (o ? ", " : "") << json_string(kernel.allowed_operators[o]);
     }
+    out << "], \"supports\": [";
+    for (std::size_t r = 0; r < kernel.supported_dims.size(); ++r) {
+      out << (r ? ", " : "") << json_string(kernel.supported_dims[r]);
+    }
     out << "],\n     \"cases\": [";
     for (std::size_t c = 0; c < kernel.cases.cases.size(); ++c) {
       out << (c ? "," : "") << "\n       " << case_record_json(kernel.cases.cases[c]);
@@ -357,6 +368,10 @@ std::string report_markdown(const RunReport& report) {
       notes << "- " << kernel.full_id() << " declares ATen operators:";
       for (const std::string& name : kernel.allowed_operators) notes << " " << name;
       notes << "\n";
+    }
+    if (!kernel.supported_dims.empty()) {
+      notes << "- " << kernel.full_id() << " supports only " << joined(kernel.supported_dims)
+            << " (declared by the kernel; its cases and properties ran inside it)\n";
     }
     for (const std::string& reason : kernel.task_reasons) {
       notes << "- " << kernel.full_id()
@@ -494,7 +509,12 @@ std::string report_html(const RunReport& report) {
     for (const KernelReport& kernel : report.kernels) {
       if (kernel.task != task) continue;
       const BenchmarkRecord& b = kernel.benchmark;
-      out << "<tr><td>" << html_escape(kernel.kernel) << "</td><td>" << kernel.device
+      out << "<tr><td>" << html_escape(kernel.kernel)
+          << (kernel.supported_dims.empty()
+                  ? ""
+                  : "<br><small>supports only " + html_escape(joined(kernel.supported_dims)) +
+                        "</small>")
+          << "</td><td>" << kernel.device
           << "</td><td class=\"" << kernel.verdict() << "\">" << kernel.verdict()
           << (b.impossible ? " (impossible)" : "") << "</td><td>"
           << (b.measured ? fixed(b.time.median, 4) : "-") << "</td><td>"

@@ -16,6 +16,8 @@ struct KernelReport {
   std::string task, kernel, device, precision;
   std::map<std::string, std::string> waived_gates;  ///< gate -> written reason
   std::vector<std::string> allowed_operators;
+  /// The dims the kernel declares it supports ("N % 4 == 0"): its results hold inside them only.
+  std::vector<std::string> supported_dims;
   SupervisedRun cases;
   BenchmarkRecord benchmark;
   double seconds = 0;

@@ -170,6 +170,14 @@ std::string encode(const DescribeReply& reply, std::uint64_t sequence) {
     }
     out.u64(kernel.allowed_operators.size());
     for (const std::string& name : kernel.allowed_operators) out.str(name);
+    out.u64(kernel.supported_dims.size());
+    for (const DimRestriction& restriction : kernel.supported_dims) {
+      out.str(restriction.dim);
+      out.u32(static_cast<std::uint32_t>(restriction.kind));
+      out.i64(restriction.value);
+    }
+    out.u64(kernel.declaration_errors.size());
+    for (const std::string& error : kernel.declaration_errors) out.str(error);
   }
   return out.bytes();
 }
@@ -196,6 +204,14 @@ DescribeReply decode_describe_reply(const std::string& bytes, std::uint64_t expe
       kernel.waived_gates[gate] = in.str();
     }
     for (std::uint64_t o = in.count(8); o > 0; --o) kernel.allowed_operators.push_back(in.str());
+    for (std::uint64_t r = in.count(16); r > 0; --r) {
+      DimRestriction restriction;
+      restriction.dim = in.str();
+      restriction.kind = enum_in_range(in.u32(), DimRestriction::Kind::at_most, "dim restriction");
+      restriction.value = in.i64();
+      kernel.supported_dims.push_back(std::move(restriction));
+    }
+    for (std::uint64_t e = in.count(8); e > 0; --e) kernel.declaration_errors.push_back(in.str());
     reply.kernels.push_back(std::move(kernel));
   }
   if (!in.at_end()) throw WireError("trailing bytes after a describe reply");

@@ -19,7 +19,7 @@
 namespace rkt::wire {
 
 /// Bumped whenever a message's layout changes; judge and worker must agree.
-inline constexpr std::uint32_t kProtocolVersion = 1;
+inline constexpr std::uint32_t kProtocolVersion = 2;  // 2: kernels carry their supported dims
 
 enum class RequestKind : std::uint32_t {
   describe = 1,     ///< List the kernels of the loaded library; reply: DescribeReply.
@@ -37,6 +37,11 @@ struct KernelDescription {
   bool returns_tensors = false;
   std::map<IntegrityGate, std::string> waived_gates;
   std::vector<std::string> allowed_operators;
+  /// The dims the kernel declares it supports: data only (the judge checks them against the
+  /// task, draws property trials inside them and shows them in every report).
+  std::vector<DimRestriction> supported_dims;
+  /// Declarations the kernel library could not read (the judge reports them as registration errors).
+  std::vector<std::string> declaration_errors;
 };
 
 struct DescribeReply {

@@ -30,6 +30,8 @@ rkt::wire::KernelDescription describe(const rkt::KernelSpec& kernel) {
   description.returns_tensors = kernel.returns_tensors();
   description.waived_gates = kernel.waived_gates();
   description.allowed_operators = kernel.allowed_operators();
+  description.supported_dims = kernel.supported_dims();
+  description.declaration_errors = kernel.declaration_errors();
   return description;
 }
 

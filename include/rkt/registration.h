@@ -1,6 +1,7 @@
 // ROBUST_KERNEL_TEST: registers a kernel against a task. Needs no LibTorch, so `.cu` files can use it.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <string>
@@ -30,6 +31,32 @@ const char* to_string(IntegrityGate gate);
 /// Every gate, in the order the cases run.
 const std::vector<IntegrityGate>& all_integrity_gates();
 
+/// One restriction on the dims a kernel supports, as the kernel declares it. Data only (a dim name,
+/// a kind, a number): it travels from the worker to the judge in the kernel's description and is
+/// never code, so an untrusted kernel library can declare it (docs/threat_model.md).
+struct DimRestriction {
+  enum class Kind : std::uint32_t {
+    multiple_of = 0,  ///< dim % value == 0
+    at_least = 1,     ///< dim >= value
+    at_most = 2,      ///< dim <= value
+  };
+  std::string dim;
+  Kind kind = Kind::multiple_of;
+  std::int64_t value = 1;
+
+  /// "N % 4 == 0", "N >= 16" or "N <= 8192": the form reports show and supports() reads.
+  std::string describe() const;
+  /// Whether `size` (the dim's size) satisfies the restriction.
+  bool admits(std::int64_t size) const;
+  bool operator==(const DimRestriction& other) const {
+    return dim == other.dim && kind == other.kind && value == other.value;
+  }
+};
+
+/// Reads "N % 4 == 0", "N >= 16" or "N <= 8192" (spaces optional). Throws std::invalid_argument
+/// naming what it expected.
+DimRestriction parse_dim_restriction(const std::string& text);
+
 /// A kernel callable as the registry receives it from `to_kernel_function`.
 struct KernelAdapter {
   KernelFunction function;
@@ -55,6 +82,16 @@ class KernelSpec {
   /// ATen compute operators the kernel may call (e.g. "aten::mm"), for kernels that build on
   /// LibTorch on purpose. Allocation, view and copy operators never need declaring.
   KernelSpec& allow_operators(std::vector<std::string> operator_names);
+  /// Declares the dims the kernel supports: "N % 4 == 0", "N >= 16" or "N <= 8192" (one
+  /// restriction per call; call again for more). Property tests then draw only inside them, the
+  /// task's test and benchmark dims must satisfy them (a registration error otherwise), and every
+  /// report shows them. A restriction the kernel does not declare stays a failure.
+  KernelSpec& supports(const std::string& restriction);
+  KernelSpec& supports(DimRestriction restriction);
+  /// supports("<dim> % <step> == 0"), supports("<dim> >= <size>"), supports("<dim> <= <size>").
+  KernelSpec& supports_multiple_of(const std::string& dim, std::int64_t step);
+  KernelSpec& supports_min(const std::string& dim, std::int64_t size);
+  KernelSpec& supports_max(const std::string& dim, std::int64_t size);
 
   const std::string& task_id() const { return task_id_; }
   const std::string& kernel_id() const { return kernel_id_; }
@@ -66,6 +103,12 @@ class KernelSpec {
   const std::string& description() const { return description_; }
   const std::map<IntegrityGate, std::string>& waived_gates() const { return waived_gates_; }
   const std::vector<std::string>& allowed_operators() const { return allowed_operators_; }
+  /// The dim restrictions the kernel declared (empty: every dim of the task's domains).
+  const std::vector<DimRestriction>& supported_dims() const { return supported_dims_; }
+  /// Declarations that could not be read (an unparsable supports() text), reported at start.
+  const std::vector<std::string>& declaration_errors() const { return declaration_errors_; }
+  /// Adds a declaration error (the judge re-registers those a worker described).
+  void add_declaration_error(std::string error) { declaration_errors_.push_back(std::move(error)); }
   const std::string& file() const { return file_; }
   int line() const { return line_; }
   /// True when the kernel returns LibTorch tensors instead of writing preallocated outputs.
@@ -80,6 +123,8 @@ class KernelSpec {
   std::string description_;
   std::map<IntegrityGate, std::string> waived_gates_;
   std::vector<std::string> allowed_operators_;
+  std::vector<DimRestriction> supported_dims_;
+  std::vector<std::string> declaration_errors_;
   std::string file_;
   int line_ = 0;
   bool returns_tensors_ = false;

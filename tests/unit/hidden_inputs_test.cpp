@@ -69,6 +69,21 @@ TEST(HiddenInputs, AddCasesWhoseDetailsStaySecretAndLeaveNoTraceInTheEnvironment
   EXPECT_THAT(output, HasSubstr("relu/reads_secrets.integrity_hidden_2"));
 }
 
+// A hidden dims case outside the dims a kernel declares it supports is skipped (the kernel said
+// it does not handle them), without naming the restriction, which would tell about the dims.
+TEST(HiddenInputs, DimsOutsideADeclaredDomainAreSkippedAndStillFailAnUndeclaredKernel) {
+  const std::string suite_path = ::testing::TempDir() + "rkt_hidden_domain_suite.txt";
+  std::ofstream(suite_path) << "dims softmax N=302\ndims softmax N=304\n";
+  const std::string output = run_adversaries(
+      "RKT_HIDDEN_SUITE=" + suite_path,
+      "test --filter 'softmax/float4_no_tail_*.integrity_hidden_*'");
+  EXPECT_THAT(output, HasSubstr("[failed] softmax/float4_no_tail_undeclared.integrity_hidden_1"));
+  EXPECT_THAT(output, HasSubstr("[skipped] softmax/float4_no_tail_declared.integrity_hidden_1"));
+  EXPECT_THAT(output, HasSubstr("outside the dims the kernel declares it supports"));
+  EXPECT_THAT(output, Not(HasSubstr("N=302")));
+  EXPECT_THAT(output, HasSubstr("2 passed, 1 failed, 1 skipped"));
+}
+
 TEST(HiddenInputs, TheSecretSeedChangesTheInputsAndIsWithheldFromMessages) {
   const std::string filter = "test --filter 'relu/reads_secrets.correctness_x1'";
   const std::string plain = run_adversaries("RKT_SEED=5", filter);

@@ -63,6 +63,7 @@ RunReport synthetic_run() {
   run.kernels = {kernel_report("softmax", "fast", 1.0, 3.0, "passed"),
                  kernel_report("softmax", "slow", 2.0, 1.5, "passed"),
                  kernel_report("matmul", "wrong", 1.0, 2.0, "failed")};
+  run.kernels[0].supported_dims = {"N % 4 == 0", "N <= 8192"};  // Every report must show them.
   KernelReport impossible = kernel_report("relu", "too_fast", 0.01, 1.0, "passed");
   impossible.benchmark.impossible = true;
   run.kernels.push_back(impossible);

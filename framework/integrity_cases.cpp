@@ -198,27 +198,40 @@ std::string escaped_work(const KernelSpec& kernel, const TaskSpec& task) {
 
   if (kernel.device() == Device::cuda) {
     // Time to finish everything the call started, on the whole device, against its time on the
-    // stream it was given: work launched elsewhere shows as the difference.
-    const KernelRun timed = invoke_kernel(kernel, prepared.device_inputs, prepared.signatures);
-    synchronize_kernel_device(kernel);
-    // In a worker the synchronisation is timed there: the judge's clock would add the round trip.
-    const double device_ms = timed.device_milliseconds >= 0
-                                 ? timed.device_milliseconds
-                                 : std::chrono::duration<double, std::milli>(
-                                       std::chrono::steady_clock::now() - timed.call_start)
-                                       .count();
-    const double allowed = kEscapedWorkFactor * timed.stream_milliseconds + kEscapedWorkSlackMilliseconds;
+    // stream it was given: work launched elsewhere shows as the difference, on every call. A
+    // process sharing the GPU (ctest -j on one device) delays some calls only, so the gate
+    // judges the best of kEscapedWorkTimedCalls calls.
+    double device_ms = 0, stream_ms = 0, allowed = 0;
+    for (int attempt = 0; attempt < kEscapedWorkTimedCalls; ++attempt) {
+      const KernelRun timed = invoke_kernel(kernel, prepared.device_inputs, prepared.signatures);
+      synchronize_kernel_device(kernel);
+      // In a worker the synchronisation is timed there: the judge's clock would add the round trip.
+      const double device = timed.device_milliseconds >= 0
+                                ? timed.device_milliseconds
+                                : std::chrono::duration<double, std::milli>(
+                                      std::chrono::steady_clock::now() - timed.call_start)
+                                      .count();
+      const double limit =
+          kEscapedWorkFactor * timed.stream_milliseconds + kEscapedWorkSlackMilliseconds;
+      if (attempt == 0 || device - limit < device_ms - allowed) {
+        device_ms = device;
+        stream_ms = timed.stream_milliseconds;
+        allowed = limit;
+      }
+      if (device_ms <= allowed) break;
+    }
     if (device_ms > allowed) {
       std::ostringstream message;
       message << "escaped work: the call took " << device_ms
-              << " ms to finish on the device but only " << timed.stream_milliseconds
+              << " ms to finish on the device but only " << stream_ms
               << " ms on the stream it was given (allowed: " << allowed
-              << " ms): work ran outside the timed stream";
+              << " ms; the best of " << kEscapedWorkTimedCalls
+              << " calls): work ran outside the timed stream";
       throw GateFailure{message.str()};
     }
     std::ostringstream summary;
-    summary << "outputs final at return; " << timed.stream_milliseconds << " ms on the stream, "
-            << device_ms << " ms to a device-wide synchronisation";
+    summary << "outputs final at return; " << stream_ms << " ms on the stream, " << device_ms
+            << " ms to a device-wide synchronisation";
     return summary.str();
   }
   return "outputs final at return and unchanged " + std::to_string(kLateWriteWaitMilliseconds) +

@@ -19,6 +19,9 @@ inline constexpr int kLateWriteWaitMilliseconds = 200;  // [ms]
 /// kEscapedWorkFactor x its time on the kernel's stream plus kEscapedWorkSlack.
 inline constexpr double kEscapedWorkFactor = 3.0;          // [x stream time]
 inline constexpr double kEscapedWorkSlackMilliseconds = 1.0;  // [ms]
+/// Timed calls of which the best must be within the bound (another process on the GPU delays
+/// some calls; work off the stream delays every one).
+inline constexpr int kEscapedWorkTimedCalls = 3;  // [calls]
 /// Calls compared by the determinism gate.
 inline constexpr int kDeterminismRuns = 3;  // [calls]
 /// The replay gate's last calls each change one element of each input in place.

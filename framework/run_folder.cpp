@@ -177,6 +177,7 @@ KernelReport read_kernel(const Fields& fields) {
     kernel.waived_gates[gate] = reason.text;
   }
   kernel.allowed_operators = fields.strings("allowed_operators");
+  kernel.supported_dims = fields.strings("supports");
   for (const Fields& entry : fields.array("cases")) kernel.cases.cases.push_back(read_case(entry));
   kernel.cases.problems = fields.strings("problems");
   kernel.benchmark = read_benchmark(fields.object("benchmark"), kernel);

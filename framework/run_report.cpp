@@ -468,10 +468,14 @@ std::string report_html(const RunReport& report) {
         << "<text x=\"" << margin - 4 << "\" y=\"" << position(tick, true) + 3
         << "\" text-anchor=\"end\" font-size=\"10\">" << label << "</text>\n";
   }
-  out << "<text x=\"" << margin + 6 << "\" y=\"" << margin + 14
+  // The legend sits above the plot, in two lines, so that it neither runs past the picture's
+  // edge nor hides points on the top border.
+  out << "<text x=\"" << margin << "\" y=\"" << margin - 30
       << "\" font-size=\"11\"><tspan fill=\"#2a7\">&#9679; CUDA</tspan> <tspan fill=\"#37c\">&#9679; "
          "CPU</tspan> <tspan fill=\"#c33\">&#9679; failed</tspan> &#9675; memory not measured "
-         "(plotted at 1); grey: baselines; values beyond 1/16 or 16 sit on the border</text>\n";
+         "(plotted at 1)</text>\n"
+      << "<text x=\"" << margin << "\" y=\"" << margin - 16
+      << "\" font-size=\"11\">grey: baselines; values beyond 1/16 or 16 sit on the border</text>\n";
   for (const KernelReport& kernel : report.kernels) {
     const BenchmarkRecord& b = kernel.benchmark;
     if (!b.measured || b.strongest_baseline.empty()) continue;

@@ -54,6 +54,7 @@ PreparedCase prepare_case(const KernelSpec& kernel, const TaskSpec& task,
       if (task.inputs()[i].is_scaled() && prepared.host_inputs[i].is_floating_point()) {
         prepared.host_inputs[i].uniform_(case_inputs.value_range->first,
                                          case_inputs.value_range->second);
+        impose_structure(task.inputs()[i].values, prepared.host_inputs[i]);  // symmetric stays so
       }
     }
   }

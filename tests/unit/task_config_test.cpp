@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "framework/correctness_case.h"
 #include "framework/input_generation.h"
 #include "framework/kernel_invocation.h"
 #include "framework/task_filter.h"
@@ -235,6 +236,22 @@ TEST(InputStructure, DrawnInputsHaveTheirLawsStructure) {
   at::Tensor dense = at::ones({3, 3});
   impose_structure(values::normal(), dense);
   EXPECT_TRUE(at::equal(dense, at::ones({3, 3})));
+}
+
+// A hidden `range` case redraws values uniformly; the structure of the law is imposed again.
+TEST(InputStructure, HiddenRangeCasesKeepTheStructure) {
+  const TaskSpec* task = find_task("kb_l1_013");
+  ASSERT_NE(task, nullptr);
+  KernelSpec kernel("kb_l1_013", "structure_probe", {[](KernelCall&) {}, false}, Device::cpu,
+                    "here.cpp", 1);
+  CaseInputs inputs;
+  inputs.dims = task->small_dims();
+  inputs.seed = 3;
+  inputs.value_range = std::make_pair(-2.0, 5.0);
+  const PreparedCase prepared = prepare_case(kernel, *task, inputs);
+  const at::Tensor& a = prepared.host_inputs[0];
+  EXPECT_TRUE(at::equal(a, a.t()));
+  EXPECT_LT(a.min().item<double>(), 0.0);  // redrawn in [-2, 5), not the task's U[0, 1)
 }
 
 TEST(InputStructure, KernelBenchStructuredProblemsDrawStructuredOperands) {

@@ -165,7 +165,6 @@ void prepare_devices(const std::vector<KernelSpec*>& kernels) {
 
 std::string check_devices_in_sandbox(const std::vector<KernelSpec*>& kernels) {
 #if RKT_WITH_CUDA
-  learn_cache_sizes();
   bool cuda = false;
   for (const KernelSpec* kernel : kernels) cuda = cuda || kernel->device() == Device::cuda;
   if (!cuda || !device_available(Device::cuda)) return "";

@@ -2,7 +2,10 @@
 
 #include <benchmark/benchmark.h>
 
+#include <cstdio>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "framework/benchmark_case.h"
 #include "framework/device_support.h"
@@ -28,6 +31,13 @@ void report(benchmark::State& state, const Measurement& measurement,
   }
 }
 
+// The entries that failed (not those skipped for a missing device or baseline): the run's exit
+// status says so.
+std::vector<std::string>& failed_entries() {
+  static std::vector<std::string> failed;
+  return failed;
+}
+
 }  // namespace
 
 int run_google_benchmark(int argc, char** argv) {
@@ -43,32 +53,54 @@ int run_google_benchmark(int argc, char** argv) {
         state.SkipWithError(device_unavailable_reason(kernel->device()).c_str());
         return;
       }
-      for (auto _ : state) report(state, time_kernel(*kernel, *task), *task, kernel->device());
+      for (auto _ : state) {
+        try {
+          report(state, time_kernel(*kernel, *task), *task, kernel->device());
+        } catch (const std::exception& error) {
+          // A refused timing or a failing kernel ends this entry with its reason; the others run.
+          failed_entries().push_back(kernel->full_id());
+          state.SkipWithError((kernel->full_id() + ": " + error.what()).c_str());
+          break;
+        }
+      }
     })->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
   }
   for (const auto& [task_id, device] : task_devices) {
     const TaskSpec* task = find_task(task_id);
     for (const std::string& baseline : baseline_names()) {
       const std::string name = task_id + "/baseline:" + baseline + "@" + to_string(device);
-      benchmark::RegisterBenchmark(name.c_str(), [task, device = device, baseline](benchmark::State& state) {
+      benchmark::RegisterBenchmark(name.c_str(), [task, device = device, baseline, name](benchmark::State& state) {
         if (!device_available(device)) {
           state.SkipWithError(device_unavailable_reason(device).c_str());
           return;
         }
         for (auto _ : state) {
           std::string absent;
-          const Measurement measurement = time_baseline(*task, device, baseline, absent);
-          if (!absent.empty()) {
-            state.SkipWithError(absent.c_str());
+          try {
+            const Measurement measurement = time_baseline(*task, device, baseline, absent);
+            if (!absent.empty()) {
+              state.SkipWithError(absent.c_str());
+              break;
+            }
+            report(state, measurement, *task, device);
+          } catch (const std::exception& error) {
+            failed_entries().push_back(name);
+            state.SkipWithError((name + ": " + error.what()).c_str());
             break;
           }
-          report(state, measurement, *task, device);
         }
       })->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
     }
   }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
+  if (!failed_entries().empty()) {
+    std::fprintf(stderr, "rkt bench: %zu entr%s failed (reasons above):", failed_entries().size(),
+                 failed_entries().size() == 1 ? "y" : "ies");
+    for (const std::string& entry : failed_entries()) std::fprintf(stderr, " %s", entry.c_str());
+    std::fprintf(stderr, "\n");
+    return 1;
+  }
   return 0;
 }
 

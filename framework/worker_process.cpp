@@ -12,6 +12,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 #include <thread>
 
 #include "rkt/defaults.h"
@@ -117,6 +120,21 @@ WorkerProcess::~WorkerProcess() {
     kill(pid_, SIGKILL);
     waitpid(pid_, nullptr, 0);
   }
+}
+
+double WorkerProcess::cpu_milliseconds() const {
+  std::ifstream stat("/proc/" + std::to_string(pid_) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  // After "pid (command) ", the fields from the third on; utime and stime are the 14th and 15th.
+  const std::size_t command_end = text.rfind(')');
+  if (command_end == std::string::npos) return -1;
+  std::istringstream fields(text.substr(command_end + 1));
+  std::string field;
+  for (int index = 3; index < 14 && fields >> field; ++index) {
+  }
+  unsigned long long user_ticks = 0, system_ticks = 0;
+  if (!(fields >> user_ticks >> system_ticks)) return -1;
+  return 1e3 * static_cast<double>(user_ticks + system_ticks) / static_cast<double>(::sysconf(_SC_CLK_TCK));
 }
 
 std::string WorkerProcess::how_it_ended() {

@@ -49,6 +49,10 @@ class WorkerProcess {
   /// True when `buffer` is already mapped in this worker.
   bool has_mapped(std::uint64_t buffer) const { return mapped_.count(buffer) != 0; }
 
+  /// [ms] The processor time the worker has used so far, all its threads (user and system, from
+  /// /proc/<pid>/stat, in clock ticks); -1 when it cannot be read.
+  double cpu_milliseconds() const;
+
  private:
   [[noreturn]] void fail(const std::string& what);
   std::string how_it_ended();

@@ -26,6 +26,8 @@ struct TimingCrossCheck {
   int violations = 0;                ///< Requests whose wall time the claims do not explain.
   double empty_request_ms = 0;       ///< [ms] judge_empty_request_ms() for the request size
   double judge_ms = 0, claimed_ms = 0;  ///< [ms] totals over the timed requests
+  int excused_by_load = 0;           ///< Slow requests that a re-measured empty request explained.
+  double loaded_empty_request_ms = 0;  ///< [ms] the largest such re-measurement
   std::string first_violation;
   /// More than half of the requests broke the rule: the times are not the kernel's.
   bool forged() const {
@@ -44,6 +46,17 @@ std::string check_request_times(double judge_ms, double claimed_ms, double empty
 /// kTimingCalibrationRounds, measured once per process and device) and adds the round-trip
 /// allowance.
 double judge_empty_request_ms(Device device, int samples);
+
+/// [ms] The same as judge_empty_request_ms, measured now (one pass of `samples` cycles, not
+/// cached): what an empty request costs on the machine as loaded at this moment.
+double judge_empty_request_now_ms(Device device, int samples);
+
+/// Whether the machine's load excuses a request that the calibrated empty request did not
+/// explain: "" when the judge's re-measurement `empty_now_ms` explains it and the worker used at
+/// most kTimingLoadCheckWorkerBusyFraction of that time on the processor meanwhile
+/// (`worker_busy_ms`, -1 when unknown); else why not.
+std::string excuse_by_load(double judge_ms, double claimed_ms, double empty_now_ms,
+                           double worker_busy_ms, int samples);
 
 /// Measures `kernel` in its worker over `sets` with the engine's options and stopping rule
 /// (checked by the judge between requests).

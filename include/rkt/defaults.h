@@ -90,6 +90,10 @@ inline constexpr double kTimingCrossCheckSlackMilliseconds = 0.05;  // [ms per t
 /// Times are refused only over at least this many checked requests (more are taken when one
 /// breaks the rule), and only when more than half of them break it.
 inline constexpr int kTimingCrossCheckMinRequests = 3;  // [requests]
+/// While more than half of the checked requests break the rule, sampling goes on up to this
+/// many requests before the times are refused: a burst of load then needs to last for most of
+/// them, a forged time breaks every one.
+inline constexpr int kTimingCrossCheckMaxRequests = 7;  // [requests]
 /// Inputs larger than this are drawn in chunks of this many elements, in parallel, each chunk
 /// from its own generator seeded from the case's (values depend on the seed, not on threads).
 inline constexpr std::int64_t kInputDrawChunkElements = std::int64_t{1} << 20;  // [elements]
@@ -99,6 +103,12 @@ inline constexpr int kTimingCalibrationRounds = 3;  // [cycles]
 /// datagram each way, the worker preparing its calls): a constant, because a round trip the
 /// worker answers could be slowed down on purpose to hide kernel time.
 inline constexpr double kTimingCrossCheckRoundTripMilliseconds = 1.0;  // [ms per request]
+/// A CPU request the calibration does not explain is excused when an empty request that the
+/// judge re-measures at once explains it (the machine is loaded), provided the worker stayed
+/// idle meanwhile: it may use at most this fraction of the re-measurement on the processor...
+inline constexpr double kTimingLoadCheckWorkerBusyFraction = 0.05;  // [fraction of the time]
+/// ...plus this many clock ticks (sysconf(_SC_CLK_TCK)), the resolution of /proc/<pid>/stat.
+inline constexpr int kTimingLoadCheckIdleClockTicks = 2;  // [ticks]
 
 }  // namespace rkt::defaults
 

@@ -5,6 +5,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <string>
@@ -117,6 +121,52 @@ TEST(Isolation, HonestKernelPassesInBothModes) {
     }
     EXPECT_GE(cases.size(), 10u);
   }
+}
+
+// `rkt bench` over one adversary kernel: its exit status and everything it printed.
+std::pair<int, std::string> bench_adversary(const std::string& kernel, bool in_process) {
+  const std::string command = std::string(in_process ? "RKT_ISOLATION=in-process " : "") +
+                              RKT_ADVERSARIES_EXECUTABLE + " bench --benchmark_filter='^" + kernel +
+                              "/' --benchmark_format=json 2>&1";
+  std::string output;
+  std::array<char, 4096> buffer{};
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return {-1, "popen failed"};
+  while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) output += buffer.data();
+  const int status = ::pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+TEST(TimingCrossCheck, KernelThatSlowsTheWorkersClockIsRefused) {
+  // relu/forge_slow_clock works 150 ms per call and makes its process's monotonic clock run ten
+  // times slower. Isolated, the judge's clock sees the real time: the times are refused, the
+  // entry fails with the reason, and `rkt bench` exits 1.
+  const auto [isolated_status, isolated] = bench_adversary("relu/forge_slow_clock", false);
+  EXPECT_EQ(isolated_status, 1) << isolated;
+  EXPECT_THAT(isolated, HasSubstr("timing refused: the worker's times are not what the judge's clock measured"));
+  EXPECT_THAT(isolated, HasSubstr("rkt bench: 1 entry failed"));
+  // In-process the forged clock is the judge's clock too, and the forged time stands: the attack
+  // is real, and the isolation is what catches it.
+  const auto [in_process_status, in_process] = bench_adversary("relu/forge_slow_clock", true);
+  ASSERT_EQ(in_process_status, 0) << in_process;
+  const std::size_t field = in_process.find("\"real_time\": ");
+  ASSERT_NE(field, std::string::npos) << in_process;
+  const double reported_ms = std::stod(in_process.substr(field + 13));
+  EXPECT_LT(reported_ms, 75) << "150 ms of work per call, reported as " << reported_ms << " ms";
+}
+
+TEST(TimingCrossCheck, LoadExcusesASlowRequestOnlyWhenTheWorkerWasIdle) {
+  // A request of 10 calls claimed 0.8 ms and took 2222 ms; the calibrated empty request was
+  // 613 ms (seen in CI with other tests flushing the same cache).
+  ASSERT_THAT(check_request_times(2222, 0.8, 613, 10), HasSubstr("explain at most"));
+  // Re-measured now, an empty request costs 2500 ms and the worker was idle: excused.
+  EXPECT_EQ(excuse_by_load(2222, 0.8, 2500, 0, 10), "");
+  // The same, but the worker used 800 ms of processor time meanwhile (it loaded the machine
+  // itself to inflate the re-measurement): not excused.
+  EXPECT_THAT(excuse_by_load(2222, 0.8, 2500, 800, 10), HasSubstr("the worker was not idle"));
+  EXPECT_THAT(excuse_by_load(2222, 0.8, 2500, -1, 10), HasSubstr("unreadable"));
+  // The worker idle, but the machine is not loaded enough to explain the request.
+  EXPECT_THAT(excuse_by_load(2222, 0.8, 700, 0, 10), HasSubstr("not explained by the machine's load"));
 }
 
 TEST(TimingCrossCheck, HonestTimesAreExplained) {

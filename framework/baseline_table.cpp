@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "framework/backward_baseline.h"
 #include "framework/benchmark_case.h"
 #include "framework/device_support.h"
 #include "framework/dim_resolution.h"
@@ -416,6 +417,10 @@ std::string baseline_table_markdown(const BaselineTable& table) {
         << memory_text(fp32) << "/" << memory_text(tf32) << "/" << memory_text(compiled) << " | "
         << fixed(row.floor_ms, 4) << "/" << fixed(row.floor_tf32_ms, 4) << " |\n";
     if (!row.problem.empty()) notes << "- **" << row.task << "**: " << row.problem << "\n";
+    if (const TaskSpec* spec = find_task(row.task); spec && !spec->forward_task_id().empty()) {
+      notes << "- " << row.task << ": the eager baselines time " << baseline_measures(*spec, "eager_fp32")
+            << "; compiled times " << baseline_measures(*spec, "compiled") << "\n";
+    }
     for (const BaselineTiming& timing : row.baselines) {
       if (!timing.available) {
         notes << "- " << row.task << ": " << timing.name << " absent: " << timing.absent_reason

@@ -8,6 +8,7 @@
 #include <random>
 #include <sstream>
 
+#include "framework/backward_baseline.h"
 #include "framework/compiled_baseline.h"
 #include "framework/correctness_case.h"
 #include "framework/device_memory.h"
@@ -127,7 +128,12 @@ ReferenceRunner baseline_runner(const TaskSpec& task, Device device, const std::
     absent_reason = "TF32 is a CUDA setting: on the CPU this baseline is eager_fp32";
     return {};
   }
-  if (baseline != "compiled") return task.reference();
+  if (baseline != "compiled") {
+    if (task.forward_task_id().empty()) return task.reference();
+    std::vector<std::vector<at::Tensor>> input_sets;
+    for (const PreparedCase& set : sets) input_sets.push_back(set.device_inputs);
+    return backward_only_runner(task, input_sets);
+  }
   std::shared_ptr<CompiledReference> compiled = load_compiled_reference(task, device, absent_reason);
   if (!compiled) return {};
   const ReferenceRunner runner = [compiled](const std::vector<at::Tensor>& inputs) {
@@ -200,6 +206,7 @@ std::vector<BaselineMeasurement> measure_baselines(const TaskSpec& declared_task
   for (const std::string& name : baseline_names()) {
     BaselineMeasurement measurement;
     measurement.name = name;
+    measurement.measures = baseline_measures(task, name);
     BaselinePrecision precision(name);
     const ReferenceRunner runner =
         baseline_runner(task, device, name, sets, measurement.absent_reason);
@@ -308,6 +315,7 @@ BenchmarkRecord benchmark_kernel(const KernelSpec& kernel, const TaskSpec& decla
     for (const std::string& name : baseline_names()) {
       BaselineResult baseline;
       baseline.name = name;
+      baseline.measures = baseline_measures(task, name);
       BaselinePrecision precision(name);
       const ReferenceRunner runner =
           baseline_runner(task, kernel.device(), name, baseline_sets, baseline.absent_reason);

@@ -22,6 +22,7 @@ BenchmarkRecord benchmark_kernel(const KernelSpec& kernel, const TaskSpec& task,
 struct BaselineMeasurement {
   std::string name;           ///< "eager_fp32", "eager_tf32" or "compiled"
   std::string absent_reason;  ///< Set when the baseline cannot run; then nothing was timed.
+  std::string measures;       ///< What it times (baseline_measures()).
   Measurement timing;
   double peak_memory_bytes = -1;  // [B] added by one call above resident inputs; -1 unknown
 };

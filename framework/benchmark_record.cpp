@@ -98,6 +98,7 @@ std::string serialize(const BenchmarkRecord& record) {
     fields[prefix + "name"] = baseline.name;
     fields[prefix + "available"] = baseline.available ? "1" : "0";
     fields[prefix + "absent_reason"] = baseline.absent_reason;
+    fields[prefix + "measures"] = baseline.measures;
     put_summary(fields, prefix + "time.", baseline.time);
     fields[prefix + "peak_memory_bytes"] = number(baseline.peak_memory_bytes);
     put_interval(fields, prefix + "speedup.", baseline.speedup);
@@ -150,6 +151,7 @@ BenchmarkRecord deserialize_benchmark_record(const std::string& text) {
     baseline.name = get_text(fields, prefix + "name");
     baseline.available = get_text(fields, prefix + "available") == "1";
     baseline.absent_reason = get_text(fields, prefix + "absent_reason");
+    baseline.measures = get_text(fields, prefix + "measures");
     baseline.time = get_summary(fields, prefix + "time.");
     baseline.peak_memory_bytes = get_number(fields, prefix + "peak_memory_bytes");
     baseline.speedup = get_interval(fields, prefix + "speedup.");

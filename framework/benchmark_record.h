@@ -15,6 +15,7 @@ struct BaselineResult {
   std::string name;             ///< "eager_fp32", "eager_tf32" or "compiled"
   bool available = false;
   std::string absent_reason;    ///< Why it was not measured, when !available.
+  std::string measures;         ///< What it times (baseline_measures()).
   SampleSummary time;
   double peak_memory_bytes = -1;  // [B] added by one call above resident inputs; -1 unknown
   RatioInterval speedup;          ///< baseline median / kernel median, bootstrap interval

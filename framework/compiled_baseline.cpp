@@ -97,8 +97,12 @@ void print_compiled_spec(std::ostream& out, Device device) {
     out << (first ? "" : ",") << "{\"task\":" << json_string(declared->id())
         << ",\"config\":" << json_string(task.config_name())
         << ",\"dims\":" << json_string(format_dims(task.test_dims(device)))
-        << ",\"package\":" << json_string(compiled_package_path(*declared, device))
-        << ",\"inputs\":[";
+        << ",\"package\":" << json_string(compiled_package_path(*declared, device));
+    if (!task.forward_task_id().empty()) {  // Built from the forward task's twin (its vjp).
+      out << ",\"forward_task\":" << json_string(task.forward_task_id())
+          << ",\"forward_inputs\":" << task.num_forward_inputs();
+    }
+    out << ",\"inputs\":[";
     for (std::size_t i = 0; i < shapes.size(); ++i) {
       out << (i ? "," : "") << "{\"name\":" << json_string(task.inputs()[i].name)
           << ",\"dtype\":" << json_string(to_string(task.inputs()[i].dtype)) << ",\"shape\":[";

@@ -36,6 +36,10 @@ class Fields {
     return {member(key, JsonValue::Kind::object), child(key)};
   }
   std::string text(const std::string& key) const { return member(key, JsonValue::Kind::string).text; }
+  /// A string field added after the schema's first release: "" in files written before it.
+  std::string text_or_empty(const std::string& key) const {
+    return value_.kind == JsonValue::Kind::object && value_.find(key) == nullptr ? "" : text(key);
+  }
   bool flag(const std::string& key) const { return member(key, JsonValue::Kind::boolean).boolean; }
   double number(const std::string& key) const {
     const JsonValue& value = member(key, JsonValue::Kind::number);
@@ -152,6 +156,7 @@ BenchmarkRecord read_benchmark(const Fields& fields, const KernelReport& kernel)
     baseline.name = entry.text("name");
     baseline.available = entry.flag("available");
     baseline.absent_reason = entry.text("absent_reason");
+    baseline.measures = entry.text_or_empty("measures");
     baseline.time = read_summary(entry.object("time"));
     baseline.peak_memory_bytes = entry.number("peak_memory_bytes");
     baseline.speedup = read_interval(entry.object("speedup"));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -262,6 +263,7 @@ std::string results_json(const RunReport& report) {
       out << (b ? "," : "") << "\n         {\"name\": " << json_string(baseline.name)
           << ", \"available\": " << (baseline.available ? "true" : "false")
           << ", \"absent_reason\": " << json_string(baseline.absent_reason)
+          << ", \"measures\": " << json_string(baseline.measures)
           << ", \"time\": " << summary_json(baseline.time)
           << ", \"peak_memory_bytes\": " << number(baseline.peak_memory_bytes)
           << ", \"speedup\": " << interval_json(baseline.speedup)
@@ -409,6 +411,17 @@ std::string report_markdown(const RunReport& report) {
     }
   }
   for (const std::string& line : absent) notes << "- baseline " << line << "\n";
+  // What each baseline times, once per distinct description (backward tasks differ).
+  std::map<std::string, std::set<std::string>> measured_by;
+  for (const KernelReport& kernel : report.kernels) {
+    for (const BaselineResult& baseline : kernel.benchmark.baselines) {
+      if (baseline.available && !baseline.measures.empty()) measured_by[baseline.name + " times " + baseline.measures].insert(kernel.task);
+    }
+  }
+  for (const auto& [line, tasks] : measured_by) {
+    notes << "- baseline " << line << " (" << tasks.size() << " task" << (tasks.size() == 1 ? "" : "s")
+          << ")\n";
+  }
   if (!notes.str().empty()) out << "\n## Notes\n\n" << notes.str();
   return out.str();
 }

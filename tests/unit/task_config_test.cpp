@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "framework/backward_baseline.h"
 #include "framework/correctness_case.h"
 #include "framework/input_generation.h"
 #include "framework/kernel_invocation.h"
@@ -125,6 +126,41 @@ TEST(BackwardTasks, TakeTheForwardInputsThenOneGradientPerOutput) {
   EXPECT_EQ(backward.forward_task_id(), "linear_with_configs");
   EXPECT_EQ(backward.configs().size(), 4u) << "configs carry over";
   EXPECT_NO_THROW(backward.validate());
+}
+
+TEST(BackwardBaseline, TimesTheBackwardAloneAndAgreesWithTheReference) {
+  // A forward task whose reference counts its calls: the baseline must build the graph once per
+  // input set, before timing, and never run the forward in a timed call.
+  auto forward_calls = std::make_shared<int>(0);
+  TaskSpec counted = linear_task();
+  counted.reference([forward_calls](const Tensors& in) {
+    ++*forward_calls;
+    return Tensors{at::relu(at::linear(in[0], in[1]))};
+  });
+  const TaskSpec backward = backward_task_of(counted, "counted_backward", __FILE__, __LINE__);
+  std::vector<Tensors> sets = {generate_inputs(backward, backward.small_dims(), 1),
+                               generate_inputs(backward, backward.small_dims(), 2)};
+  const int drawing_calls = *forward_calls;  // Drawing a cotangent runs the forward for its shape.
+  const GradientRunner runner = backward_only_runner(backward, sets);
+  EXPECT_EQ(*forward_calls, drawing_calls + 2) << "one forward pass per input set, at preparation";
+  for (int repeat = 0; repeat < 3; ++repeat) {
+    for (const Tensors& set : sets) {
+      const Tensors timed = runner(set);
+      const Tensors expected = backward.reference()(set);
+      ASSERT_EQ(timed.size(), expected.size());
+      for (std::size_t k = 0; k < timed.size(); ++k) {
+        // Assigned, not accumulated: the third call's gradients equal the first's.
+        EXPECT_TRUE(at::allclose(timed[k], expected[k], 1e-5, 1e-6)) << "gradient " << k;
+      }
+    }
+  }
+  EXPECT_EQ(*forward_calls, drawing_calls + 2 + 6) << "only the references' own calls ran a forward pass";
+  EXPECT_THROW(runner(generate_inputs(backward, backward.small_dims(), 3)), std::logic_error)
+      << "inputs of a set it did not prepare";
+  EXPECT_THAT(baseline_measures(backward, "eager_fp32"), HasSubstr("backward pass alone"));
+  EXPECT_THAT(baseline_measures(backward, "compiled"), HasSubstr("vector-Jacobian product"));
+  EXPECT_THAT(baseline_measures(counted, "eager_fp32"), HasSubstr("eager"));
+  EXPECT_THROW(backward_only_runner(counted, sets), std::logic_error) << "not a backward task";
 }
 
 TEST(BackwardTasks, DrawTheOutputGradientInTheForwardOutputShape) {

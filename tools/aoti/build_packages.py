@@ -7,6 +7,10 @@
 For each task in the spec (written by `rkt aoti-spec`: package path, input names, shapes and
 dtypes at the benchmark size), the task's Python twin (tasks/twins/*.py) is exported with
 torch.export and compiled with torch._inductor.aoti_compile_and_package into the spec's path.
+A backward task (the spec names its forward task) is built from its forward task's twin: the
+vector-Jacobian product of the forward inputs and the cotangents, traced to ATen operators with
+make_fx (torch.export cannot trace autograd itself); it recomputes what the forward saved, as a
+backward kernel given the same inputs must.
 Packages are cached: a package is rebuilt only when its twin's source file changed (a sidecar
 <package>.json records the source's hash). A task without a twin, or whose build fails, gets
 <package>.absent holding the reason, which the benchmark reports. Builds run in parallel.
@@ -53,12 +57,35 @@ def write_text(path, text):
     os.replace(temporary, path)
 
 
-def build_one(task, twins_dir, device, inputs, package):
-    """Runs in a worker process: exports and packages one twin. Returns (seconds, error)."""
+def backward_twin(forward, forward_inputs):
+    """The gradients of `forward` at its floating arguments among the first `forward_inputs`
+    (integer ones, such as class targets, are held fixed), given one cotangent per forward output
+    in the arguments after them; in input order, as the backward task's outputs are."""
+    import torch
+
+    def gradients(*args):
+        primals, cotangents = list(args[:forward_inputs]), tuple(args[forward_inputs:])
+        floating = [i for i, primal in enumerate(primals) if primal.is_floating_point()]
+
+        def of_floating(*values):
+            arguments = list(primals)
+            for i, value in zip(floating, values):
+                arguments[i] = value
+            return tuple(forward(*arguments))
+
+        _, vector_jacobian_product = torch.func.vjp(of_floating, *[primals[i] for i in floating])
+        return tuple(vector_jacobian_product(cotangents))
+    return gradients
+
+
+def build_one(task, twins_dir, device, inputs, package, forward=None):
+    """Runs in a worker process: exports and packages one twin. Returns (seconds, error).
+    `forward`: (forward task, number of forward inputs) for a backward task."""
     import torch  # Imported here so that the parent stays light.
 
     start = time.time()
-    function = load_twins(twins_dir)[task][0]
+    twins = load_twins(twins_dir)
+    function = twins[forward[0]][0] if forward else twins[task][0]
 
     class Twin(torch.nn.Module):
         def forward(self, *args):
@@ -74,6 +101,9 @@ def build_one(task, twins_dir, device, inputs, package):
         else:
             examples.append(torch.zeros(spec["shape"], dtype=dtype, device=device))
     try:
+        if forward:
+            from torch.fx.experimental.proxy_tensor import make_fx
+            function = make_fx(backward_twin(function, forward[1]))(*examples)
         with torch.no_grad():
             exported = torch.export.export(Twin(), tuple(examples))
             temporary = package[: -len(".pt2")] + ".building.pt2"
@@ -120,13 +150,15 @@ def main():
                 continue
             package = task["package"]
             os.makedirs(os.path.dirname(package), exist_ok=True)
-            if task["task"] not in twins:
+            forward = (task["forward_task"], task["forward_inputs"]) if "forward_task" in task else None
+            twin_of = forward[0] if forward else task["task"]
+            if twin_of not in twins:
                 write_text(package + ".absent",
-                           f"task {task['task']} has no Python twin (tasks/twins/), so it has "
-                           "no compiled baseline")
+                           f"task {twin_of} has no Python twin (tasks/twins/), so "
+                           f"{task['task']} has no compiled baseline")
                 rows.append((task["task"], "no twin", 0.0))
                 continue
-            digest = twins[task["task"]][1]
+            digest = twins[twin_of][1]
             sidecar = package + ".json"
             if os.path.exists(package) and os.path.exists(sidecar):
                 with open(sidecar) as recorded:
@@ -134,7 +166,7 @@ def main():
                         rows.append((task["task"], "cached", 0.0))
                         continue
             jobs[pool.submit(build_one, task["task"], args.twins, spec["device"],
-                             task["inputs"], package)] = (task, digest)
+                             task["inputs"], package, forward)] = (task, digest)
         for future in concurrent.futures.as_completed(jobs):
             task, digest = jobs[future]
             package = task["package"]

@@ -17,6 +17,7 @@
 #include "framework/device_support.h"
 #include "framework/dim_resolution.h"
 #include "framework/file_access.h"
+#include "framework/json_fields.h"
 #include "framework/json_text.h"
 #include "framework/kernel_invocation.h"
 #include "framework/option_parsing.h"
@@ -389,6 +390,58 @@ std::string baseline_table_json(const BaselineTable& table) {
   return out.str();
 }
 
+BaselineTable read_baseline_table(const std::string& text) {
+  const JsonValue document = parse_json(text);
+  const JsonFields fields(document, "");
+  if (fields.text("schema") != "rkt-baselines/1") {
+    JsonFields::fail("schema", "is '" + fields.text("schema") + "', not 'rkt-baselines/1'");
+  }
+  BaselineTable table;
+  table.started_utc = fields.text("started_utc");
+  table.finished = fields.flag("finished");
+  table.device = fields.text("device");
+  const JsonFields peaks = fields.object("peaks");
+  table.peaks.device_name = peaks.text("name");
+  table.peaks.copy_bytes_per_second = peaks.number("copy_bytes_per_second");
+  table.peaks.fp32_flops_per_second = peaks.number("fp32_flops_per_second");
+  table.peaks.tf32_flops_per_second = peaks.number("tf32_flops_per_second");
+  const auto interval = [](const JsonFields& value) {
+    return RatioInterval{value.number("ratio"), value.number("low"), value.number("high")};
+  };
+  for (const JsonFields& entry : fields.array("tasks")) {
+    BaselineRow row;
+    row.task = entry.text("task");
+    row.device = entry.text("device");
+    row.dims = entry.text("dims");
+    row.problem = entry.text("problem");
+    row.seconds = entry.number("seconds");
+    row.minimal_bytes = entry.number("minimal_bytes");
+    row.flops = entry.number("flops");
+    row.floor_ms = entry.number("floor_ms");
+    row.floor_tf32_ms = entry.number("floor_tf32_ms");
+    row.tf32_speedup = interval(entry.object("tf32_speedup"));
+    row.compiled_speedup = interval(entry.object("compiled_speedup"));
+    for (const JsonFields& baseline : entry.array("baselines")) {
+      BaselineTiming timing;
+      timing.name = baseline.text("name");
+      timing.available = baseline.flag("available");
+      timing.absent_reason = baseline.text("absent_reason");
+      timing.time.median = baseline.number("median_ms");
+      timing.median_low = baseline.number("median_low_ms");
+      timing.median_high = baseline.number("median_high_ms");
+      timing.time.first_quartile = baseline.number("q1_ms");
+      timing.time.third_quartile = baseline.number("q3_ms");
+      timing.time.count = baseline.integer("samples");
+      timing.time.relative_noise = baseline.number("relative_noise");
+      timing.stop_reason = baseline.text("stop_reason");
+      timing.peak_memory_bytes = baseline.number("peak_memory_bytes");
+      row.baselines.push_back(timing);
+    }
+    table.rows.push_back(row);
+  }
+  return table;
+}
+
 std::string baseline_table_markdown(const BaselineTable& table) {
   std::ostringstream out;
   out << "# RobustKernelTest baselines\n\nStarted " << table.started_utc << " on "
@@ -502,6 +555,7 @@ int run_baseline_job(const BaselineJobOptions& options) {
   table.started_utc = utc_time("%Y-%m-%dT%H:%M:%SZ");
   table.device = device;
   std::map<std::string, BaselineRow> rows;  // task -> row, every record in the folder
+  int from_earlier_table = 0;
   try {
     make_directories(directory + "/baselines");
     // Records of earlier runs into this folder (any task filter) are kept: they are the table.
@@ -514,6 +568,28 @@ int run_baseline_job(const BaselineJobOptions& options) {
       BaselineRow row =
           deserialize_baseline_row(read_whole_file(directory + "/baselines/" + name));
       rows[row.task] = std::move(row);
+    }
+    // A table without its records (copied or committed without baselines/): its rows are kept
+    // too, written back as records, rather than overwritten by the rows measured now.
+    const std::string earlier_table = directory + "/results.json";
+    if (file_exists(earlier_table)) {
+      BaselineTable earlier;
+      try {
+        earlier = read_baseline_table(read_whole_file(earlier_table));
+      } catch (const std::invalid_argument& error) {
+        throw std::runtime_error(earlier_table + " is not a baseline table this version can keep (" +
+                                 error.what() + "); move it away or choose another --out");
+      }
+      if (earlier.device != device) {
+        throw std::runtime_error(earlier_table + " holds a " + earlier.device + " table; a " +
+                                 device + " run would replace it: choose another --out");
+      }
+      for (BaselineRow& row : earlier.rows) {
+        if (rows.count(row.task) != 0) continue;
+        write_file_atomically(record_path(directory, row.task, device), serialize(row));
+        rows[row.task] = std::move(row);
+        ++from_earlier_table;
+      }
     }
   } catch (const std::exception& error) {
     std::cerr << "rkt baselines: " << error.what() << "\n";
@@ -529,7 +605,11 @@ int run_baseline_job(const BaselineJobOptions& options) {
   };
   std::cout << "rkt baselines: " << tasks.size() << " tasks on " << device << " ("
             << table.peaks.device_name << "), " << rows.size()
-            << " measured earlier in " << directory << ", seed " << base_seed() << "\n"
+            << " measured earlier in " << directory
+            << (from_earlier_table ? " (" + std::to_string(from_earlier_table) +
+                                         " of them read from its results.json)"
+                                   : std::string())
+            << ", seed " << base_seed() << "\n"
             << std::flush;
   int measured_now = 0, kept = 0, problems = 0;
   const auto job_start = std::chrono::steady_clock::now();

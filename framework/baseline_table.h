@@ -62,6 +62,9 @@ struct BaselineTable {
 
 /// results.json, schema "rkt-baselines/1" (docs/results_schema.md).
 std::string baseline_table_json(const BaselineTable& table);
+/// The table baseline_table_json wrote (schema rkt-baselines/1), read back; throws
+/// std::invalid_argument naming the first field that is missing or malformed.
+BaselineTable read_baseline_table(const std::string& json_text);
 /// report.md: one row per task, then geometric means per task source.
 std::string baseline_table_markdown(const BaselineTable& table);
 /// report.html: the same tables on one self-contained page.

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "framework/file_access.h"
+#include "framework/json_fields.h"
 #include "framework/json_text.h"
 
 namespace rkt {
@@ -17,72 +18,7 @@ bool is_directory(const std::string& path) {
   return ::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
 }
 
-// Typed access to results.json's fields; every error names the field's path in the file.
-class Fields {
- public:
-  Fields(const JsonValue& value, std::string path) : value_(value), path_(std::move(path)) {}
-
-  const JsonValue& member(const std::string& key, JsonValue::Kind kind) const {
-    if (value_.kind != JsonValue::Kind::object) fail(path_, "is not an object");
-    const JsonValue* found = value_.find(key);
-    const std::string where = path_.empty() ? key : path_ + "." + key;
-    if (found == nullptr) fail(where, "is missing");
-    // null stands for a number that could not be computed (the writer's convention).
-    const bool null_number = kind == JsonValue::Kind::number && found->kind == JsonValue::Kind::null;
-    if (found->kind != kind && !null_number) fail(where, "has the wrong type");
-    return *found;
-  }
-  Fields object(const std::string& key) const {
-    return {member(key, JsonValue::Kind::object), child(key)};
-  }
-  std::string text(const std::string& key) const { return member(key, JsonValue::Kind::string).text; }
-  /// A string field added after the schema's first release: "" in files written before it.
-  std::string text_or_empty(const std::string& key) const {
-    return value_.kind == JsonValue::Kind::object && value_.find(key) == nullptr ? "" : text(key);
-  }
-  bool flag(const std::string& key) const { return member(key, JsonValue::Kind::boolean).boolean; }
-  double number(const std::string& key) const {
-    const JsonValue& value = member(key, JsonValue::Kind::number);
-    return value.kind == JsonValue::Kind::null ? std::numeric_limits<double>::quiet_NaN()
-                                               : std::stod(value.text);
-  }
-  int integer(const std::string& key) const {
-    const double value = number(key);
-    if (!std::isfinite(value) || value != std::floor(value)) fail(child(key), "is not an integer");
-    return static_cast<int>(value);
-  }
-  std::vector<Fields> array(const std::string& key) const {
-    const JsonValue& items = member(key, JsonValue::Kind::array);
-    std::vector<Fields> result;
-    for (std::size_t i = 0; i < items.items.size(); ++i) {
-      result.emplace_back(items.items[i], child(key) + "[" + std::to_string(i) + "]");
-    }
-    return result;
-  }
-  std::vector<std::string> strings(const std::string& key) const {
-    std::vector<std::string> result;
-    for (const Fields& item : array(key)) {
-      if (item.value_.kind != JsonValue::Kind::string) fail(item.path_, "is not a string");
-      result.push_back(item.value_.text);
-    }
-    return result;
-  }
-  bool has(const std::string& key) const { return value_.find(key) != nullptr; }
-  const JsonValue& value() const { return value_; }
-  const std::string& path() const { return path_; }
-
-  [[noreturn]] static void fail(const std::string& where, const std::string& what) {
-    throw std::invalid_argument("field '" + where + "' " + what);
-  }
-
- private:
-  std::string child(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
-
-  const JsonValue& value_;
-  std::string path_;
-};
-
-SampleSummary read_summary(const Fields& time) {
+SampleSummary read_summary(const JsonFields& time) {
   SampleSummary summary;
   summary.median = time.number("median_ms");
   summary.first_quartile = time.number("q1_ms");
@@ -94,11 +30,11 @@ SampleSummary read_summary(const Fields& time) {
   return summary;
 }
 
-RatioInterval read_interval(const Fields& interval) {
+RatioInterval read_interval(const JsonFields& interval) {
   return {interval.number("ratio"), interval.number("low"), interval.number("high")};
 }
 
-CaseRecord read_case(const Fields& fields) {
+CaseRecord read_case(const JsonFields& fields) {
   CaseRecord record;
   record.name = fields.text("name");
   record.status = fields.text("status");
@@ -108,7 +44,7 @@ CaseRecord read_case(const Fields& fields) {
     CaseDetails& details = record.details;
     details.known = true;
     for (const auto& [name, size] : fields.member("dims", JsonValue::Kind::object).members) {
-      if (size.kind != JsonValue::Kind::number) Fields::fail(fields.path() + ".dims." + name, "is not a number");
+      if (size.kind != JsonValue::Kind::number) JsonFields::fail(fields.path() + ".dims." + name, "is not a number");
       details.dims[name] = std::stoll(size.text);
     }
     details.scale = fields.number("scale");
@@ -128,7 +64,7 @@ CaseRecord read_case(const Fields& fields) {
   return record;
 }
 
-BenchmarkRecord read_benchmark(const Fields& fields, const KernelReport& kernel) {
+BenchmarkRecord read_benchmark(const JsonFields& fields, const KernelReport& kernel) {
   BenchmarkRecord bench;
   bench.task = kernel.task;
   bench.kernel = kernel.kernel;
@@ -142,16 +78,16 @@ BenchmarkRecord read_benchmark(const Fields& fields, const KernelReport& kernel)
   bench.peak_memory_bytes = fields.number("peak_memory_bytes");
   bench.floor_ms = fields.number("floor_ms");
   bench.impossible = fields.flag("impossible");
-  const Fields roofline = fields.object("roofline");
+  const JsonFields roofline = fields.object("roofline");
   bench.achieved_bytes_per_second = roofline.number("achieved_bytes_per_second");
   bench.achieved_flops_per_second = roofline.number("achieved_flops_per_second");
   bench.bandwidth_fraction = roofline.number("bandwidth_fraction");
   bench.flops_fraction = roofline.number("flops_fraction");
-  const Fields spot_checks = fields.object("spot_checks");
+  const JsonFields spot_checks = fields.object("spot_checks");
   bench.spot_checks = spot_checks.integer("checked");
   bench.spot_check_failures = spot_checks.integer("failed");
   bench.spot_check_message = spot_checks.text("message");
-  for (const Fields& entry : fields.array("baselines")) {
+  for (const JsonFields& entry : fields.array("baselines")) {
     BaselineResult baseline;
     baseline.name = entry.text("name");
     baseline.available = entry.flag("available");
@@ -168,7 +104,7 @@ BenchmarkRecord read_benchmark(const Fields& fields, const KernelReport& kernel)
   return bench;
 }
 
-KernelReport read_kernel(const Fields& fields) {
+KernelReport read_kernel(const JsonFields& fields) {
   KernelReport kernel;
   kernel.task = fields.text("task");
   kernel.kernel = fields.text("kernel");
@@ -178,26 +114,26 @@ KernelReport read_kernel(const Fields& fields) {
   kernel.task_reasons = fields.strings("task_reasons");
   kernel.seconds = fields.number("seconds");
   for (const auto& [gate, reason] : fields.member("waived_gates", JsonValue::Kind::object).members) {
-    if (reason.kind != JsonValue::Kind::string) Fields::fail(fields.path() + ".waived_gates." + gate, "is not a string");
+    if (reason.kind != JsonValue::Kind::string) JsonFields::fail(fields.path() + ".waived_gates." + gate, "is not a string");
     kernel.waived_gates[gate] = reason.text;
   }
   kernel.allowed_operators = fields.strings("allowed_operators");
   kernel.supported_dims = fields.strings("supports");
-  for (const Fields& entry : fields.array("cases")) kernel.cases.cases.push_back(read_case(entry));
+  for (const JsonFields& entry : fields.array("cases")) kernel.cases.cases.push_back(read_case(entry));
   kernel.cases.problems = fields.strings("problems");
   kernel.benchmark = read_benchmark(fields.object("benchmark"), kernel);
   // The verdict is derived from the cases and the benchmark; a file whose recorded verdict
   // disagrees was edited or written by another version, and its comparisons would mislead.
   const std::string recorded = fields.text("verdict");
   if (recorded != kernel.verdict()) {
-    Fields::fail(fields.path() + ".verdict", "is '" + recorded + "' but its cases and benchmark make it '" +
+    JsonFields::fail(fields.path() + ".verdict", "is '" + recorded + "' but its cases and benchmark make it '" +
                                                  kernel.verdict() + "' (" + kernel.full_id() + ")");
   }
   return kernel;
 }
 
 RunReport read_report(const JsonValue& document) {
-  const Fields top(document, "");
+  const JsonFields top(document, "");
   RunReport report;
   const std::string schema = top.text("schema");
   if (schema != kResultsSchema) {
@@ -207,7 +143,7 @@ RunReport read_report(const JsonValue& document) {
   report.started_utc = top.text("started_utc");
   const JsonValue& seed = top.member("seed", JsonValue::Kind::number);
   if (seed.kind != JsonValue::Kind::number || seed.text.find_first_not_of("0123456789") != std::string::npos) {
-    Fields::fail("seed", "is not a non-negative integer");
+    JsonFields::fail("seed", "is not a non-negative integer");
   }
   report.seed = std::stoull(seed.text);
   report.hidden_inputs = top.text("hidden_inputs");
@@ -215,16 +151,16 @@ RunReport read_report(const JsonValue& document) {
   report.finished = top.flag("finished");
   report.kernel_filter = top.text("kernel_filter");
   const JsonValue* shard = document.find("shard");
-  if (shard == nullptr) Fields::fail("shard", "is missing");
+  if (shard == nullptr) JsonFields::fail("shard", "is missing");
   if (shard->kind != JsonValue::Kind::null) {
-    const Fields shard_fields = top.object("shard");
+    const JsonFields shard_fields = top.object("shard");
     report.shard_index = shard_fields.integer("index");
     report.shard_count = shard_fields.integer("count");
     report.selected_kernels = shard_fields.integer("selected_kernels");
   }
   report.merged_shards = top.integer("merged_shards");
   for (const auto& [device, value] : top.member("devices", JsonValue::Kind::object).members) {
-    const Fields peaks_fields(value, "devices." + device);
+    const JsonFields peaks_fields(value, "devices." + device);
     DevicePeaks peaks;
     peaks.device_name = peaks_fields.text("name");
     peaks.copy_bytes_per_second = peaks_fields.number("copy_bytes_per_second");
@@ -234,7 +170,7 @@ RunReport read_report(const JsonValue& document) {
     peaks.harness_overhead_ms = peaks_fields.number("harness_overhead_ms");
     report.peaks[device] = peaks;
   }
-  for (const Fields& entry : top.array("kernels")) report.kernels.push_back(read_kernel(entry));
+  for (const JsonFields& entry : top.array("kernels")) report.kernels.push_back(read_kernel(entry));
   return report;
 }
 

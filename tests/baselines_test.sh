@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # `rkt baselines` on the CPU: the table's files are written and valid, a second run into the same
 # folder resumes without measuring again, a later run adds tasks to the table, and a task whose
-# measurement died in an earlier run is reported rather than retried. No timing is asserted.
+# measurement died in an earlier run is reported rather than retried, and a table copied without
+# its records is kept (its rows read back from results.json) rather than overwritten; a table of
+# another device or an unreadable one is refused, untouched. No timing is asserted.
 # Usage: baselines_test.sh RKT PYTHON
 set -euo pipefail
 rkt="$1" python="$2"
@@ -52,4 +54,42 @@ PY
 grep -q "| softmax |" "$work/table/report.md" || fail "report.md lacks softmax"
 grep -q "<td>sum_dim</td>" "$work/table/report.html" || fail "report.html lacks sum_dim"
 grep -q "kept 1 measured earlier" "$work/run3.txt" || fail "the third run re-measured sum_dim"
-echo "baselines: files written and valid, resumed without re-measuring, a died task reported"
+# 4. Only results.json survives (the table was copied or committed without baselines/): its rows
+#    are kept, written back as records, and a new task joins them.
+mkdir "$work/copied"
+cp "$work/table/results.json" "$work/copied/results.json"
+"$rkt" baselines --device cpu --out "$work/copied" --task rmsnorm | tee "$work/run4.txt"
+grep -q "3 measured earlier in .* (3 of them read from its results.json)" "$work/run4.txt" \
+  || fail "the rows of a copied results.json were not read back"
+"$python" - "$work/table/results.json" "$work/copied/results.json" <<'PY' || fail "the copied table's rows were not kept"
+import json, sys
+before = {row["task"]: row for row in json.load(open(sys.argv[1]))["tasks"]}
+after = {row["task"]: row for row in json.load(open(sys.argv[2]))["tasks"]}
+assert set(before) < set(after) and "rmsnorm" in after, sorted(after)  # --task is a substring filter
+for task, row in before.items():
+    for key in ("problem", "dims", "floor_ms", "tf32_speedup", "baselines"):
+        assert after[task][key] == row[key], (task, key, after[task][key], row[key])
+print("copied table: 3 rows kept exactly, rmsnorm added")
+PY
+
+# 5. Refusals, each naming the file and leaving it as it was: another device's table, and a
+#    file that is not a baseline table.
+"$python" -c "import json,sys; t=json.load(open(sys.argv[1])); t['device']='cuda'; json.dump(t, open(sys.argv[2], 'w'))" \
+  "$work/copied/results.json" "$work/cuda_table.json"
+for case in cuda_table not_a_table; do
+  mkdir "$work/$case"
+  if [ "$case" = cuda_table ]; then cp "$work/cuda_table.json" "$work/$case/results.json";
+  else echo '{"schema": "rkt-results/3"}' > "$work/$case/results.json"; fi
+  cp "$work/$case/results.json" "$work/$case.before"
+  set +e
+  "$rkt" baselines --device cpu --out "$work/$case" --task rmsnorm > "$work/$case.log" 2>&1
+  code=$?
+  set -e
+  [ "$code" = 1 ] || { cat "$work/$case.log"; fail "$case: exit $code, expected 1"; }
+  grep -q "$work/$case/results.json" "$work/$case.log" || { cat "$work/$case.log"; fail "$case: the file is not named"; }
+  cmp -s "$work/$case.before" "$work/$case/results.json" || fail "$case: results.json was changed"
+done
+grep -q "holds a cuda table" "$work/cuda_table.log" || fail "the device mismatch is not said"
+grep -q "not 'rkt-baselines/1'" "$work/not_a_table.log" || fail "the wrong schema is not said"
+
+echo "baselines: files written and valid, resumed without re-measuring, a died task reported, a copied table kept, refusals named"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The compiled baseline end to end on the CPU: `rkt aoti-spec` -> tools/aoti/build_packages.py ->
 # AOTIModelPackageLoader in `rkt bench`. An honest twin is timed; a wrong twin is refused with the
-# reason; a task whose package was never built is reported absent with the reason.
+# reason; a task whose package was never built is reported absent with the reason; a backward
+# task's package (its forward twin's vector-Jacobian product) is checked and timed.
 # Usage: compiled_baseline_test.sh RKT PYTHON REPO
 set -euo pipefail
 rkt="$1" python="$2" repo="$3"
@@ -41,4 +42,16 @@ grep -q "Python twin disagrees with the C++ reference" "$work/wrong.json" \
 bench "$work/good" '^softmax/baseline:compiled@cpu/' > "$work/missing.json"
 grep -q "no AOTInductor package at" "$work/missing.json" \
   || fail "a missing package was not reported: $(cat "$work/missing.json")"
-echo "compiled baseline: honest twin timed, wrong twin refused, missing package reported"
+# 4. A backward task: packaged from its forward task's twin (the vector-Jacobian product), checked
+#    against the C++ autograd reference like any twin, timed.
+"$python" "$repo/tools/aoti/build_packages.py" "$work/spec.json" --tasks rkb_mnist_linear_backward \
+  --jobs 1
+bench "$work/good" '^rkb_mnist_linear_backward/baseline:compiled@cpu/' > "$work/backward.json"
+"$python" - "$work/backward.json" <<'PY' || fail "the compiled backward baseline was not timed"
+import json, sys
+entry = json.load(open(sys.argv[1]))["benchmarks"][0]
+assert not entry.get("error_occurred"), entry.get("error_message")
+assert entry["samples"] >= 10 and entry["real_time"] > 0, entry
+print("backward twin (vjp) timed:", entry["name"], entry["real_time"], entry["time_unit"])
+PY
+echo "compiled baseline: honest twin timed, wrong twin refused, missing package reported, backward task's vjp timed"

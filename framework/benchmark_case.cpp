@@ -85,10 +85,11 @@ std::vector<SharedArguments> shared_arguments(const KernelSpec& kernel,
 
 // Times the kernel in its worker; the times stand only if the judge's clock explains them.
 Measurement time_in_worker(const KernelSpec& kernel, std::vector<std::unique_ptr<KernelCallSet>>& sets,
-                           std::string& cross_check) {
+                           std::string& cross_check, const std::string& calibration_cache = "") {
   TimingCrossCheck check;
   Measurement measured = measure_in_worker(kernel, shared_arguments(kernel, sets),
-                                           default_timing_options(kernel.device()), check);
+                                           default_timing_options(kernel.device()), check,
+                                           calibration_cache);
   cross_check = check.describe();
   if (check.forged()) {
     throw std::runtime_error("timing refused: the worker's times are not what the judge's clock "
@@ -221,7 +222,8 @@ std::vector<BaselineMeasurement> measure_baselines(const TaskSpec& declared_task
 }
 
 BenchmarkRecord benchmark_kernel(const KernelSpec& kernel, const TaskSpec& declared_task,
-                                 const std::string& peaks_cache) {
+                                 const std::string& peaks_cache,
+                                 const std::string& calibration_cache) {
   const TaskSpec& task = declared_task.configured(0);
   BenchmarkRecord record;
   record.task = task.id();
@@ -267,7 +269,7 @@ BenchmarkRecord benchmark_kernel(const KernelSpec& kernel, const TaskSpec& decla
     std::string cross_check;
     const Measurement kernel_time =
         runs_in_worker(kernel)
-            ? time_in_worker(kernel, sets, cross_check)
+            ? time_in_worker(kernel, sets, cross_check, calibration_cache)
             : measure(kernel.device(), default_timing_options(kernel.device()),
                       [&](int) { flush_caches(kernel.device()); },
                       [&](int i) { call_kernel(kernel, *sets[i % sets.size()]); });

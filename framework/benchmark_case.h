@@ -14,9 +14,11 @@ const std::vector<std::string>& baseline_names();
 /// Measures `kernel` at its test dims: timing (flushed caches, rotating inputs, spot-checked
 /// outputs), peak memory, the physical floor and roofline, and every baseline with bootstrap
 /// speedup intervals. Never throws: problems land in `record.problem`.
-/// `peaks_cache` is passed to measured_peaks().
+/// `peaks_cache` is passed to measured_peaks(), `calibration_cache` to the timing cross-check
+/// (judge_empty_request_ms).
 BenchmarkRecord benchmark_kernel(const KernelSpec& kernel, const TaskSpec& task,
-                                 const std::string& peaks_cache = "");
+                                 const std::string& peaks_cache = "",
+                                 const std::string& calibration_cache = "");
 
 /// One baseline measured without a kernel (`rkt baselines`).
 struct BaselineMeasurement {

@@ -14,4 +14,8 @@ std::string peaks_path(const std::string& directory, Device device) {
   return directory + "/peaks_" + to_string(device) + ".txt";
 }
 
+std::string empty_request_path(const std::string& directory, Device device) {
+  return directory + "/empty_request_" + to_string(device) + ".txt";
+}
+
 }  // namespace rkt

@@ -14,5 +14,9 @@ inline constexpr const char* kBenchmarkDirectoryVariable = "RKT_BENCHMARK_DIR";
 std::string benchmark_record_path(const std::string& directory, const KernelSpec& kernel);
 /// "<dir>/peaks_cuda.txt": the device's measured peaks, shared by the run's children.
 std::string peaks_path(const std::string& directory, Device device);
+/// "<dir>/empty_request_cpu.txt": what an empty timed call costs the judge on the CPU (a cache
+/// flush of twice the last-level cache, tens of milliseconds), measured by the run's first
+/// benchmark child and read by the others.
+std::string empty_request_path(const std::string& directory, Device device);
 
 }  // namespace rkt

@@ -47,8 +47,9 @@ class KernelBenchmarkTest : public ::testing::Test {
       : kernel_(kernel), task_(task), directory_(std::move(directory)) {}
 
   void TestBody() override {
-    const BenchmarkRecord record = benchmark_kernel(
-        kernel_, task_, peaks_path(directory_, kernel_.device()));
+    const BenchmarkRecord record =
+        benchmark_kernel(kernel_, task_, peaks_path(directory_, kernel_.device()),
+                         empty_request_path(directory_, kernel_.device()));
     std::ofstream(benchmark_record_path(directory_, kernel_)) << serialize(record);
     if (!record.measured) GTEST_SKIP() << record.problem;
   }

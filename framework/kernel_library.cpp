@@ -2,7 +2,9 @@
 
 #include <ATen/ATen.h>
 #include <dlfcn.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -55,6 +57,28 @@ std::string load_in_process(const std::string& library) {
   return "";
 }
 
+// The worker a parent judge lent this process, adopted; nullptr when none was lent, it serves
+// another library, or it did not answer (then this process starts its own).
+std::unique_ptr<WorkerProcess> adopt_lent_worker(const std::string& library) {
+  const char* socket_text = std::getenv(kLentWorkerSocketVariable);
+  const char* pid_text = std::getenv(kLentWorkerPidVariable);
+  const char* lent_library = std::getenv(kLentWorkerLibraryVariable);
+  const bool lent = socket_text && pid_text && lent_library && library == lent_library;
+  const int socket = socket_text ? std::atoi(socket_text) : -1;
+  const pid_t pid = pid_text ? static_cast<pid_t>(std::atol(pid_text)) : -1;
+  // Lent to this process only: its own children start or adopt their own.
+  ::unsetenv(kLentWorkerSocketVariable);
+  ::unsetenv(kLentWorkerPidVariable);
+  ::unsetenv(kLentWorkerLibraryVariable);
+  if (!lent || socket < 0 || pid <= 0) return nullptr;
+  try {
+    return WorkerProcess::adopt(socket, pid, defaults::kWorkerAdoptTimeoutSeconds);
+  } catch (const WorkerFailure& failure) {
+    std::fprintf(stderr, "rkt: %s; starting a worker of its own\n", failure.what());
+    return nullptr;
+  }
+}
+
 }  // namespace
 
 IsolationMode isolation_mode() {
@@ -84,7 +108,8 @@ std::string load_kernel_library(const KernelLibraryLocation& location) {
   if (library.launch.library.empty()) return "";
   if (isolation_mode() == IsolationMode::in_process) return load_in_process(library.launch.library);
   try {
-    library.worker = std::make_unique<WorkerProcess>(library.launch);
+    library.worker = adopt_lent_worker(library.launch.library);
+    if (!library.worker) library.worker = std::make_unique<WorkerProcess>(library.launch);
   } catch (const WorkerFailure& failure) {
     return std::string("could not start a worker for ") + library.launch.library + ": " + failure.what();
   }
@@ -122,7 +147,40 @@ WorkerProcess& current_worker() {
   return *library.worker;
 }
 
+LentWorker lend_worker() {
+  LentWorker lent;
+  LibraryState& library = state();
+  if (isolation_mode() != IsolationMode::isolated || library.launch.library.empty()) return lent;
+  // Not on a GPU machine yet: a worker's CUDA context kept across judges (IPC handles of judges
+  // that have ended, a context after a fault) has not been run on the H200; there each child
+  // starts its own worker, as in the recorded runs.
+  if (device_available(Device::cuda)) return lent;
+  if (library.worker && !library.worker->adopted() && !library.worker->running()) discard_worker();
+  try {
+    WorkerProcess& worker = current_worker();
+    lent.socket = worker.inheritable_socket();
+    if (lent.socket < 0) return lent;
+    ::setenv(kLentWorkerSocketVariable, std::to_string(lent.socket).c_str(), 1);
+    ::setenv(kLentWorkerPidVariable, std::to_string(worker.pid()).c_str(), 1);
+    ::setenv(kLentWorkerLibraryVariable, library.launch.library.c_str(), 1);
+  } catch (const WorkerFailure&) {
+    // Nothing lent: each child starts its own worker, as without a loan.
+  }
+  return lent;
+}
+
+void return_worker(LentWorker& lent, bool reusable) {
+  ::unsetenv(kLentWorkerSocketVariable);
+  ::unsetenv(kLentWorkerPidVariable);
+  ::unsetenv(kLentWorkerLibraryVariable);
+  if (lent.socket < 0) return;
+  ::close(lent.socket);
+  lent.socket = -1;
+  if (!reusable) discard_worker();
+}
+
 void discard_worker() {
+  if (state().worker && state().worker->adopted()) state().worker->kill_now();
   state().worker.reset();
   release_confirmed();  // A dead worker holds no mapping any more.
 }

@@ -24,6 +24,11 @@ inline constexpr const char* kIsolationVariable = "RKT_ISOLATION";
 inline constexpr const char* kKernelLibraryVariable = "RKT_KERNEL_LIBRARY";
 /// "0" turns the worker's empty root off (diagnosis only; reports show it).
 inline constexpr const char* kWorkerChrootVariable = "RKT_WORKER_CHROOT";
+/// Set by a judge that lends its worker to a child judge (the main job to the processes it
+/// supervises): the inherited socket's descriptor, the worker's process id and its library.
+inline constexpr const char* kLentWorkerSocketVariable = "RKT_LENT_WORKER_SOCKET";
+inline constexpr const char* kLentWorkerPidVariable = "RKT_LENT_WORKER_PID";
+inline constexpr const char* kLentWorkerLibraryVariable = "RKT_LENT_WORKER_LIBRARY";
 
 struct KernelLibraryLocation {
   std::string library;  ///< The suite's kernel library (lib<suite>_kernels.so).
@@ -56,6 +61,20 @@ KernelRun invoke_in_worker(const KernelSpec& kernel, const std::vector<at::Tenso
 
 /// Waits for all work on `kernel`'s device, in the worker's process too.
 void synchronize_kernel_device(const KernelSpec& kernel);
+
+/// A worker lent to the child judges started while it is alive (see lend_worker).
+struct LentWorker {
+  int socket = -1;  ///< The inheritable duplicate; -1 when nothing is lent.
+};
+
+/// Lends this judge's worker (started if there is none or it died) to the child processes
+/// started until return_worker: they adopt it instead of starting their own, which saves each
+/// one a worker start (LibTorch's load, the kernel library). Nothing is lent in the in-process
+/// mode, when no worker can be started, or on a machine with a CUDA device (not yet run there).
+LentWorker lend_worker();
+/// Ends the loan. `reusable`: the children ended normally (every case passed, failed on its
+/// outputs or was skipped); otherwise the worker may be mid-request or hung, and is replaced.
+void return_worker(LentWorker& lent, bool reusable);
 
 /// The worker of this judge process, started on first use (isolated mode).
 class WorkerProcess& current_worker();

@@ -29,7 +29,9 @@ struct Registry {
   std::map<std::uintptr_t, Allocation> by_base;  // keyed by the allocation's first byte
   std::vector<std::uint64_t> released;
   std::vector<void*> cuda_to_free;  // freed once the worker has closed its handles
-  std::uint64_t next_id = 1;
+  // Unique across the judge processes that may share one worker (an adopted worker keeps no
+  // mapping of an earlier judge, but ids never collide either way).
+  std::uint64_t next_id = (static_cast<std::uint64_t>(::getpid()) << 32) | 1;
 };
 
 Registry& registry() {

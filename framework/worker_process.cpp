@@ -8,12 +8,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <optional>
+#include <random>
 #include <sstream>
 #include <thread>
 
@@ -70,6 +73,24 @@ struct WorkerCommand {
   _exit(127);
 }
 
+// The wait status of `pid` once it is a zombie (ended, not yet reaped by its parent), from
+// /proc/<pid>/stat (state, field 3; exit_code, field 52, Linux 3.5+); kStatusUnreadable when the
+// kernel hides the late fields from this process (they read 0, arg_start too); nullopt while it
+// runs or when the file cannot be read.
+constexpr int kStatusUnreadable = -1;
+std::optional<int> exit_status_of_zombie(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const std::size_t command_end = text.rfind(')');
+  if (command_end == std::string::npos) return std::nullopt;
+  std::istringstream fields(text.substr(command_end + 1));
+  std::vector<std::string> values;  // values[0] is field 3
+  for (std::string field; fields >> field;) values.push_back(field);
+  if (values.size() < 50 || values[0] != "Z") return std::nullopt;
+  if (values[48 - 3] == "0") return kStatusUnreadable;  // arg_start hidden: so is exit_code
+  return std::stoi(values[52 - 3]);
+}
+
 }  // namespace
 
 WorkerProcess::WorkerProcess(const WorkerLaunch& launch) {
@@ -109,8 +130,64 @@ WorkerProcess::WorkerProcess(const WorkerLaunch& launch) {
   }
 }
 
+std::unique_ptr<WorkerProcess> WorkerProcess::adopt(int socket, pid_t pid, int timeout_seconds) {
+  std::unique_ptr<WorkerProcess> worker(new WorkerProcess());
+  worker->adopted_ = true;
+  worker->pid_ = pid;
+  worker->socket_ = socket;
+  fcntl(socket, F_SETFD, FD_CLOEXEC);  // Lent to this process only, not to its children.
+  // A sequence no earlier judge used: a reply left on the socket can never pass for this one's.
+  std::random_device entropy;
+  worker->sequence_ = (static_cast<std::uint64_t>(entropy()) << 32) | entropy();
+  wire::Request adopt;
+  adopt.kind = wire::RequestKind::adopt;
+  adopt.sequence = ++worker->sequence_;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
+  try {
+    wire::send_datagram(socket, {wire::encode(adopt), {}});
+    for (;;) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      wire::Datagram answer;
+      const auto status = wire::receive_datagram(socket, std::max<int>(0, left.count()), answer);
+      for (int fd : answer.fds) close(fd);
+      if (status == wire::ReceiveStatus::timed_out) {
+        worker->fail("lent by the main job did not answer within " + std::to_string(timeout_seconds) + " s");
+      }
+      if (status == wire::ReceiveStatus::closed) worker->fail("lent by the main job has ended");
+      try {
+        worker->description_ = wire::decode_describe_reply(answer.bytes, adopt.sequence);
+        return worker;
+      } catch (const wire::WireError&) {
+        // A reply to an earlier judge (one that ended mid-request): not ours, read past it.
+      }
+    }
+  } catch (const wire::WireError& error) {
+    worker->fail(std::string("lent by the main job broke the protocol (") + error.what() + ")");
+  }
+}
+
+void WorkerProcess::kill_now() {
+  if (socket_ >= 0) close(socket_);
+  socket_ = -1;
+  if (pid_ <= 0) return;
+  kill(pid_, SIGKILL);
+  if (!adopted_) waitpid(pid_, nullptr, 0);
+  pid_ = -1;
+}
+
+bool WorkerProcess::running() {
+  if (pid_ <= 0 || adopted_) return pid_ > 0;
+  if (waitpid(pid_, nullptr, WNOHANG) == 0) return true;
+  pid_ = -1;
+  return false;
+}
+
+int WorkerProcess::inheritable_socket() const { return socket_ >= 0 ? dup(socket_) : -1; }
+
 WorkerProcess::~WorkerProcess() {
   if (socket_ >= 0) close(socket_);
+  if (adopted_) return;  // The lending judge keeps it (and reaps it).
   if (pid_ > 0) {
     // Closing the socket ends a well-behaved worker; anything else is killed.
     for (int waited = 0; waited < 50; ++waited) {
@@ -139,19 +216,33 @@ double WorkerProcess::cpu_milliseconds() const {
 
 std::string WorkerProcess::how_it_ended() {
   int status = 0;
-  pid_t ended = 0;
-  // A dying worker gets a moment to be reaped, so that the message can name its signal.
-  for (int waited = 0; waited < 100 && (ended = waitpid(pid_, &status, WNOHANG)) == 0; ++waited) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  bool ended = false;
+  // A dying worker gets a moment to end, so that the message can name its signal. A worker this
+  // process started is reaped; a lent one is the lender's child, so its status is read from its
+  // zombie's /proc/<pid>/stat (the lender reaps it later).
+  for (int waited = 0; waited < 100 && !ended; ++waited) {
+    if (adopted_) {
+      const std::optional<int> zombie_status = exit_status_of_zombie(pid_);
+      ended = zombie_status.has_value();
+      if (ended) status = *zombie_status;
+    } else {
+      const pid_t reaped = waitpid(pid_, &status, WNOHANG);
+      if (reaped < 0) {
+        pid_ = -1;
+        return "is gone";
+      }
+      ended = reaped == pid_;
+    }
+    if (!ended) std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
-  if (ended == 0) {
+  if (!ended) {
     kill(pid_, SIGKILL);
-    waitpid(pid_, &status, 0);
+    if (!adopted_) waitpid(pid_, &status, 0);
     pid_ = -1;
     return "was killed by the judge";
   }
   pid_ = -1;
-  if (ended < 0) return "is gone";
+  if (status == kStatusUnreadable) return "ended (its exit status is the lending main job's to see)";
   if (WIFSIGNALED(status)) {
     return "was killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
            strsignal(WTERMSIG(status)) + ")";

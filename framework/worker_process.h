@@ -2,6 +2,8 @@
 // asked one request at a time, killed when it hangs or breaks the protocol.
 #pragma once
 
+#include <memory>
+
 #include <sys/types.h>
 
 #include <set>
@@ -35,6 +37,12 @@ class WorkerProcess {
  public:
   /// Starts the worker and asks it to describe its kernels.
   explicit WorkerProcess(const WorkerLaunch& launch);
+  /// Takes over a worker that a parent judge lent this process (its inherited socket `socket` and
+  /// its process id): asks it to forget every buffer of the judges before and to describe its
+  /// kernels, reading past whatever an earlier judge left on the socket. The worker stays the
+  /// parent's child: this process closes its socket when done, and kills it when discarding it.
+  /// Throws WorkerFailure.
+  static std::unique_ptr<WorkerProcess> adopt(int socket, pid_t pid, int timeout_seconds);
   ~WorkerProcess();
   WorkerProcess(const WorkerProcess&) = delete;
   WorkerProcess& operator=(const WorkerProcess&) = delete;
@@ -46,6 +54,15 @@ class WorkerProcess {
   wire::Reply ask(wire::Request request, const std::vector<SharedLocationRef>& buffers,
                   int timeout_seconds);
 
+  bool adopted() const { return adopted_; }
+  pid_t pid() const { return pid_; }
+  /// Ends the worker at once (SIGKILL), reaping it when it is this process's child.
+  void kill_now();
+  /// Whether this process's own worker child is still running (reaps it when not).
+  bool running();
+  /// A duplicate of the socket that survives execve: how a worker is lent to a child judge.
+  int inheritable_socket() const;
+
   /// True when `buffer` is already mapped in this worker.
   bool has_mapped(std::uint64_t buffer) const { return mapped_.count(buffer) != 0; }
 
@@ -54,11 +71,13 @@ class WorkerProcess {
   double cpu_milliseconds() const;
 
  private:
+  WorkerProcess() = default;
   [[noreturn]] void fail(const std::string& what);
   std::string how_it_ended();
 
   pid_t pid_ = -1;
   int socket_ = -1;
+  bool adopted_ = false;
   std::uint64_t sequence_ = 0;
   std::set<std::uint64_t> mapped_;
   wire::DescribeReply description_;

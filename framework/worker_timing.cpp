@@ -6,9 +6,11 @@
 #include <chrono>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 
 #include "framework/cache_flush.h"
 #include "framework/device_support.h"
+#include "framework/file_access.h"
 #include "framework/kernel_library.h"
 #include "framework/shared_tensors.h"
 #include "framework/torch_bridge.h"
@@ -29,7 +31,13 @@ double milliseconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-}  // namespace
+// [ms] The most processor time an idle worker may show in `wall_ms` (the clock ticks allow for
+// the resolution of /proc/<pid>/stat).
+double worker_idle_limit_ms(double wall_ms) {
+  const double clock_tick_ms = 1e3 / static_cast<double>(::sysconf(_SC_CLK_TCK));
+  return defaults::kTimingLoadCheckWorkerBusyFraction * wall_ms +
+         defaults::kTimingLoadCheckIdleClockTicks * clock_tick_ms;
+}
 
 // [ms] One flush-and-mark cycle, as the worker runs it before each timed call.
 double flush_cycle_ms(Device device, KernelStreamScope& scope) {
@@ -41,11 +49,21 @@ double flush_cycle_ms(Device device, KernelStreamScope& scope) {
   return milliseconds_since(start);
 }
 
-double judge_empty_request_ms(Device device, int samples) {
+}  // namespace
+
+double judge_empty_request_ms(Device device, int samples, const std::string& cache_path) {
   // Measured once per judge process and device: it is a property of the machine (the flush
   // buffer's size and bandwidth), and measuring it per kernel cost each CPU benchmark 0.2 s.
   static std::map<Device, double> cycle_ms_by_device;
   auto known = cycle_ms_by_device.find(device);
+  const bool shared = device == Device::cpu && !cache_path.empty();
+  if (known == cycle_ms_by_device.end() && shared && file_exists(cache_path)) {
+    try {
+      known = cycle_ms_by_device.emplace(device, std::stod(read_whole_file(cache_path))).first;
+    } catch (const std::exception&) {
+      // Unreadable: measured again below.
+    }
+  }
   if (known == cycle_ms_by_device.end()) {
     KernelStreamScope scope(device);
     double cheapest_ms = 0;
@@ -54,6 +72,12 @@ double judge_empty_request_ms(Device device, int samples) {
       cheapest_ms = round == 0 ? cycle_ms : std::min(cheapest_ms, cycle_ms);
     }
     known = cycle_ms_by_device.emplace(device, cheapest_ms).first;
+    if (shared) {
+      std::ostringstream text;
+      text.precision(17);
+      text << cheapest_ms << "\n";
+      write_file_atomically(cache_path, text.str());
+    }
   }
   return known->second * samples + defaults::kTimingCrossCheckRoundTripMilliseconds;
 }
@@ -67,9 +91,7 @@ double judge_empty_request_now_ms(Device device, int samples) {
 
 std::string excuse_by_load(double judge_ms, double claimed_ms, double empty_now_ms,
                            double worker_busy_ms, int samples) {
-  const double clock_tick_ms = 1e3 / static_cast<double>(::sysconf(_SC_CLK_TCK));
-  const double idle_limit_ms = defaults::kTimingLoadCheckWorkerBusyFraction * empty_now_ms +
-                               defaults::kTimingLoadCheckIdleClockTicks * clock_tick_ms;
+  const double idle_limit_ms = worker_idle_limit_ms(empty_now_ms);
   std::ostringstream why;
   if (worker_busy_ms < 0 || worker_busy_ms > idle_limit_ms) {
     why << "the worker was not idle while the judge re-measured the machine's load (it used ";
@@ -124,7 +146,8 @@ std::string check_request_times(double judge_ms, double claimed_ms, double empty
 }
 
 Measurement measure_in_worker(const KernelSpec& kernel, const std::vector<SharedArguments>& sets,
-                              const TimingOptions& options, TimingCrossCheck& check) {
+                              const TimingOptions& options, TimingCrossCheck& check,
+                              const std::string& calibration_cache) {
   wire::Request base;
   base.kind = wire::RequestKind::measure;
   base.kernel = worker_kernel_index(kernel);
@@ -158,7 +181,8 @@ Measurement measure_in_worker(const KernelSpec& kernel, const std::vector<Shared
       throw;
     }
   };
-  const int batch = defaults::kWorkerSamplesPerRequest;
+  const int batch = kernel.device() == Device::cuda ? defaults::kWorkerSamplesPerRequestCuda
+                                                    : defaults::kWorkerSamplesPerRequestCpu;
 
   wire::Request warmup = base;
   warmup.samples = 0;
@@ -167,7 +191,28 @@ Measurement measure_in_worker(const KernelSpec& kernel, const std::vector<Shared
 
   // What a request costs without the kernel (flushes, clock marks), measured by the judge in
   // its own process: a worker that slowed its calibration down could hide kernel time in it.
-  check.empty_request_ms = judge_empty_request_ms(kernel.device(), batch);
+  // The worker has replied and must be idle meanwhile: one that loaded the machine to inflate
+  // the calibration is refused.
+  {
+    WorkerProcess& worker = current_worker();
+    const double worker_before_ms = worker.cpu_milliseconds();
+    const auto calibration_start = std::chrono::steady_clock::now();
+    check.empty_request_ms = judge_empty_request_ms(kernel.device(), batch, calibration_cache);
+    const double calibration_ms = milliseconds_since(calibration_start);
+    const double worker_after_ms = worker.cpu_milliseconds();
+    const double busy_ms =
+        worker_before_ms < 0 || worker_after_ms < 0 ? -1 : worker_after_ms - worker_before_ms;
+    const double idle_limit_ms = worker_idle_limit_ms(calibration_ms);
+    // On a GPU the calibration is the device's flush, which a worker's processor time does not
+    // slow (and the check has not been run on the H200 yet): CPU kernels only, like the excuse.
+    if (kernel.device() == Device::cpu && (busy_ms < 0 || busy_ms > idle_limit_ms)) {
+      throw std::runtime_error(
+          "timing refused: the worker was not idle while the judge calibrated the timing "
+          "cross-check (it used " + (busy_ms < 0 ? std::string("an unreadable amount of") : std::to_string(busy_ms) + " ms of") +
+          " processor time in " + std::to_string(calibration_ms) + " ms; at most " +
+          std::to_string(idle_limit_ms) + " ms is idle)");
+    }
+  }
 
   Measurement measurement;
   const auto start = std::chrono::steady_clock::now();

@@ -44,8 +44,9 @@ std::string check_request_times(double judge_ms, double claimed_ms, double empty
 /// [ms] What a request of `samples` timed calls costs without a kernel: the judge runs the same
 /// cache flushes and clock marks on `device` in its own process (cheapest of
 /// kTimingCalibrationRounds, measured once per process and device) and adds the round-trip
-/// allowance.
-double judge_empty_request_ms(Device device, int samples);
+/// allowance. On the CPU, where a cycle costs tens of milliseconds, a `cache_path` (the main
+/// job's scratch folder) keeps the cycle's cost for the run's other processes.
+double judge_empty_request_ms(Device device, int samples, const std::string& cache_path = "");
 
 /// [ms] The same as judge_empty_request_ms, measured now (one pass of `samples` cycles, not
 /// cached): what an empty request costs on the machine as loaded at this moment.
@@ -60,7 +61,10 @@ std::string excuse_by_load(double judge_ms, double claimed_ms, double empty_now_
 
 /// Measures `kernel` in its worker over `sets` with the engine's options and stopping rule
 /// (checked by the judge between requests).
+/// The worker must stay idle while the judge calibrates (kTimingLoadCheckWorkerBusyFraction):
+/// one that loads the machine then to inflate the calibration is refused.
 Measurement measure_in_worker(const KernelSpec& kernel, const std::vector<SharedArguments>& sets,
-                              const TimingOptions& options, TimingCrossCheck& check);
+                              const TimingOptions& options, TimingCrossCheck& check,
+                              const std::string& calibration_cache = "");
 
 }  // namespace rkt

@@ -79,7 +79,7 @@ Request decode_request(const std::string& bytes) {
   WireReader in(bytes);
   expect_tag(in, kRequestTag, "request");
   Request request;
-  request.kind = enum_in_range(in.u32(), RequestKind::synchronize, "request kind");
+  request.kind = enum_in_range(in.u32(), RequestKind::adopt, "request kind");
   request.sequence = in.u64();
   request.kernel = in.u32();
   for (std::uint64_t n = in.count(28); n > 0; --n) {

@@ -19,13 +19,16 @@
 namespace rkt::wire {
 
 /// Bumped whenever a message's layout changes; judge and worker must agree.
-inline constexpr std::uint32_t kProtocolVersion = 2;  // 2: kernels carry their supported dims
+// 2: kernels carry their supported dims; 3: adopt.
+inline constexpr std::uint32_t kProtocolVersion = 3;
 
 enum class RequestKind : std::uint32_t {
   describe = 1,     ///< List the kernels of the loaded library; reply: DescribeReply.
   call = 2,         ///< Run one kernel once on shared buffers; reply: CallReply.
   measure = 3,      ///< Run timed calls; reply: MeasureReply.
   synchronize = 4,  ///< Wait for all work on the device; reply: CallReply.
+  adopt = 5,        ///< A new judge takes the worker over: unmap every buffer of the judges
+                    ///< before it; reply: DescribeReply.
 };
 
 /// A kernel as its library registered it: everything but the function.

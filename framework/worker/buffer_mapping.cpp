@@ -68,6 +68,11 @@ void BufferMapping::release(const std::vector<std::uint64_t>& ids) {
   }
 }
 
+void BufferMapping::release_all() {
+  for (const auto& [id, mapped] : buffers_) unmap(mapped);
+  buffers_.clear();
+}
+
 void* BufferMapping::address_of(const wire::TensorRef& tensor) const {
   const auto found = buffers_.find(tensor.buffer);
   if (found == buffers_.end()) throw wire::WireError("unknown buffer " + std::to_string(tensor.buffer));

@@ -22,6 +22,8 @@ class BufferMapping {
   /// Maps `buffers`; CPU buffers take the next descriptor of `fds` each (closed once mapped).
   void map(const std::vector<wire::SharedBuffer>& buffers, std::vector<int>& fds);
   void release(const std::vector<std::uint64_t>& ids);
+  /// Unmaps every buffer (a new judge adopted the worker: the old judge's buffers are gone).
+  void release_all();
   /// The address of `tensor`'s first element; throws wire::WireError when the tensor does not lie
   /// inside its buffer or the buffer is unknown.
   void* address_of(const wire::TensorRef& tensor) const;

@@ -189,7 +189,8 @@ int serve_worker_requests(int socket, WorkerState& state) {
     wire::Datagram datagram;
     if (wire::receive_datagram(socket, -1, datagram) != wire::ReceiveStatus::received) return 0;
     const wire::Request request = wire::decode_request(datagram.bytes);
-    if (request.kind == wire::RequestKind::describe) {
+    if (request.kind == wire::RequestKind::adopt) buffers.release_all();
+    if (request.kind == wire::RequestKind::describe || request.kind == wire::RequestKind::adopt) {
       wire::send_datagram(socket, {wire::encode(state.description, request.sequence), {}});
       continue;
     }

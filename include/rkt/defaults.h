@@ -79,9 +79,15 @@ inline constexpr int kKernelProcessTimeoutSeconds = 300;  // [s]
 inline constexpr int kWorkerReplyTimeoutSeconds = 120;  // [s]
 /// A worker's start: loading LibTorch, the kernel library and a CUDA context.
 inline constexpr int kWorkerStartupTimeoutSeconds = 120;  // [s]
-/// Timed calls per measure request: the judge checks the stopping rule and the worker's times
-/// against its own clock between requests.
-inline constexpr int kWorkerSamplesPerRequest = 10;  // [samples]
+/// A worker lent by the main job is loaded already: one that has not answered its new judge
+/// this long is killed, and the judge starts one of its own.
+inline constexpr int kWorkerAdoptTimeoutSeconds = 10;  // [s]
+/// Timed calls per measure request on a GPU: the judge checks the stopping rule and the worker's
+/// times against its own clock between requests...
+inline constexpr int kWorkerSamplesPerRequestCuda = 10;  // [samples]
+/// ...and on the CPU, where each call's cache flush takes tens of milliseconds (a round trip is
+/// nothing beside it) and a smaller request overshoots the stopping rule by fewer flushed calls.
+inline constexpr int kWorkerSamplesPerRequestCpu = 2;  // [samples]
 /// The judge's wall time of a measure request must not exceed the worker's claimed kernel time
 /// plus the same request's cost with an empty kernel by more than this fraction...
 inline constexpr double kTimingCrossCheckTolerance = 0.25;  // [fraction of the expected time]

@@ -1,4 +1,6 @@
-// A kernel that forges its own timing end to end (issue 11): it computes relu correctly but
+// Kernels that attack the timing cross-check end to end (issue 11).
+//
+// relu/forge_slow_clock computes relu correctly but
 // slowly (kRealCallMilliseconds of work per call) and, on its first call, rewrites the process's
 // import slots for clock_gettime so that every monotonic clock in the process runs
 // kClockSlowdown times slower. The process that times it (the worker, or the judge itself when
@@ -16,6 +18,7 @@
 #include <cstdint>
 #include <cstring>
 #include <mutex>
+#include <thread>
 
 #include "rkt/kernel.h"
 
@@ -113,6 +116,25 @@ void forge_slow_clock(rkt::KernelCall& call) {
   } while (real_nanoseconds(CLOCK_MONOTONIC) < until);
 }
 
+// relu/hog_between_calls: correct relu, and from its first call on a thread of its own spins
+// forever, so that the machine is busy whenever the judge measures what an empty request costs
+// (the calibration, or a re-measurement under load): an inflated empty request would let kernel
+// time hide in the allowance. The judge sees the worker using the processor while it should be
+// idle and refuses the times.
+void hog_between_calls(rkt::KernelCall& call) {
+  static std::once_flag started;
+  std::call_once(started, [] {
+    std::thread([] {
+      volatile std::uint64_t spins = 0;
+      for (;;) spins = spins + 1;
+    }).detach();
+  });
+  const float* x = call.input(0).data_as<float>();
+  float* y = call.output(0).data_as<float>();
+  for (std::int64_t i = 0; i < call.input(0).numel(); ++i) y[i] = x[i] > 0 ? x[i] : 0;
+}
+
 }  // namespace
 
 ROBUST_KERNEL_TEST(relu, forge_slow_clock, forge_slow_clock);
+ROBUST_KERNEL_TEST(relu, hog_between_calls, hog_between_calls);

@@ -155,6 +155,17 @@ TEST(TimingCrossCheck, KernelThatSlowsTheWorkersClockIsRefused) {
   EXPECT_LT(reported_ms, 75) << "150 ms of work per call, reported as " << reported_ms << " ms";
 }
 
+TEST(TimingCrossCheck, AWorkerBusyWhileTheJudgeCalibratesIsRefused) {
+  // relu/hog_between_calls leaves a thread spinning in its worker: the judge's calibration (and
+  // any re-measurement) would run on a loaded machine and allow more time than the kernel took.
+  const auto [status, output] = bench_adversary("relu/hog_between_calls", false);
+  EXPECT_EQ(status, 1) << output;
+  EXPECT_THAT(output, HasSubstr("the worker was not idle while the judge calibrated"));
+  // The honest kernel of the same task is timed.
+  const auto [honest_status, honest] = bench_adversary("relu/honest_loop", false);
+  EXPECT_EQ(honest_status, 0) << honest;
+}
+
 TEST(TimingCrossCheck, LoadExcusesASlowRequestOnlyWhenTheWorkerWasIdle) {
   // A request of 10 calls claimed 0.8 ms and took 2222 ms; the calibrated empty request was
   // 613 ms (seen in CI with other tests flushing the same cache).

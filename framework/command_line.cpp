@@ -29,6 +29,7 @@
 #include "framework/run_sharding.h"
 #include "framework/seeding.h"
 #include "framework/supervisor.h"
+#include "framework/worker_loan.h"
 #include "framework/task_filter.h"
 #include "framework/twin_agreement.h"
 #include "framework/verdict_channel.h"
@@ -338,7 +339,7 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
         << ", hidden inputs: " << hidden_inputs().summary() << "\nrkt test: kernels run "
         << isolation_summary() << std::endl;
     ::setenv("RKT_SEED", std::to_string(base_seed()).c_str(), 1);  // One seed for all children.
-    const SupervisedRun run = run_supervised(supervision);
+    const SupervisedRun run = run_supervised_with_lent_worker(supervision);
     if (options.json) {
       std::cout << supervised_run_json(run, std::to_string(base_seed()), supervision.gtest_filter);
     } else {

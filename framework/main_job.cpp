@@ -21,6 +21,7 @@
 #include "framework/hidden_inputs.h"
 #include "framework/run_report.h"
 #include "framework/task_filter.h"
+#include "framework/worker_loan.h"
 #include "framework/kernel_library.h"
 #include "framework/seeding.h"
 #include "rkt/registration.h"
@@ -28,19 +29,6 @@
 
 namespace rkt {
 namespace {
-
-// Whether every child of a supervised run ended its cases normally (passed, failed on its
-// outputs, skipped): then a worker lent to them is idle and can serve the next kernel's children.
-// A crash, a hang or a process that died outside a case may have left it mid-request.
-bool ended_normally(const SupervisedRun& run) {
-  if (!run.problems.empty()) return false;
-  for (const CaseRecord& record : run.cases) {
-    if (record.status != "passed" && record.status != "failed" && record.status != "skipped") {
-      return false;
-    }
-  }
-  return true;
-}
 
 std::string utc_time(const char* format) {
   const std::time_t now = std::time(nullptr);
@@ -178,18 +166,14 @@ int run_main_job(const MainJobOptions& options) {
     // Correctness, properties and integrity gates; then the benchmark, only when they passed
     // (a kernel that fails a gate is not timed: its numbers would mean nothing).
     // The children adopt this process's worker rather than each starting one.
-    LentWorker lent = lend_worker();
-    entry.cases = run_supervised(supervision_for(options, kernel.full_id() + ".*"));
-    return_worker(lent, ended_normally(entry.cases));
+    entry.cases = run_supervised_with_lent_worker(supervision_for(options, kernel.full_id() + ".*"));
     entry.benchmark.task = entry.task;
     entry.benchmark.kernel = entry.kernel;
     entry.benchmark.device = entry.device;
     if (entry.verdict() == "pass") {
       ::setenv(kBenchmarkDirectoryVariable, scratch.c_str(), 1);
-      LentWorker lent_for_benchmark = lend_worker();
       const SupervisedRun benchmark =
-          run_supervised(supervision_for(options, kernel.full_id() + ".benchmark"));
-      return_worker(lent_for_benchmark, ended_normally(benchmark));
+          run_supervised_with_lent_worker(supervision_for(options, kernel.full_id() + ".benchmark"));
       ::unsetenv(kBenchmarkDirectoryVariable);
       const std::string record_path = benchmark_record_path(scratch, kernel);
       if (file_exists(record_path)) {

@@ -188,6 +188,7 @@ SupervisedRun run_supervised(const SupervisionOptions& options) {
     }
     run.cases.push_back({child.running, "crashed", 0, "the case " + what});
     finished.insert(child.running);
+    if (options.after_abnormal_end) options.after_abnormal_end();
   }
   return run;
 }

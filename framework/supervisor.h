@@ -1,6 +1,7 @@
 // The parent side of supervision: runs test cases in child processes and keeps every verdict.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct SupervisionOptions {
   std::vector<std::string> extra_args;   ///< Passed to every child (e.g. --gtest_color=no).
   int case_timeout_seconds = 300;        // [s] a case silent this long is killed as hung
   bool echo_child_output = true;         ///< false: child stdout/stderr go to /dev/null.
+  /// Called after a child that died in a case (crash, hang, early exit), before the next child
+  /// starts: a lender replaces the worker it lent (framework/worker_loan.h).
+  std::function<void()> after_abnormal_end;
 };
 
 struct SupervisedRun {

@@ -14,17 +14,21 @@ bench() {  # bench CACHE FILTER -> Google Benchmark JSON on stdout
   RKT_AOTI_CACHE="$1" "$rkt" bench --benchmark_filter="$2" --benchmark_format=json 2>/dev/null
 }
 
-# 1. An honest twin: built, checked against the C++ reference, timed.
-RKT_AOTI_CACHE="$work/good" "$rkt" aoti-spec --device cpu > "$work/spec.json"
-"$python" "$repo/tools/aoti/build_packages.py" "$work/spec.json" --tasks relu --jobs 1
-bench "$work/good" '^relu/baseline:compiled@cpu/' > "$work/good.json"
-"$python" - "$work/good.json" <<'PY' || fail "the honest compiled relu was not timed"
+expect_timed() {  # expect_timed JSON WHAT: the one entry in JSON was timed, without an error.
+  "$python" - "$1" "$2" <<'PY' || fail "$2 was not timed"
 import json, sys
 entry = json.load(open(sys.argv[1]))["benchmarks"][0]
 assert not entry.get("error_occurred"), entry.get("error_message")
 assert entry["samples"] >= 10 and entry["real_time"] > 0, entry
-print("honest twin timed:", entry["name"], entry["real_time"], entry["time_unit"])
+print(sys.argv[2], "timed:", entry["name"], entry["real_time"], entry["time_unit"])
 PY
+}
+
+# 1. An honest twin: built, checked against the C++ reference, timed.
+RKT_AOTI_CACHE="$work/good" "$rkt" aoti-spec --device cpu > "$work/spec.json"
+"$python" "$repo/tools/aoti/build_packages.py" "$work/spec.json" --tasks relu --jobs 1
+bench "$work/good" '^relu/baseline:compiled@cpu/' > "$work/good.json"
+expect_timed "$work/good.json" "the honest compiled relu"
 # A second build of the same spec is served from the cache.
 "$python" "$repo/tools/aoti/build_packages.py" "$work/spec.json" --tasks relu --jobs 1 \
   > "$work/rebuild.txt"
@@ -47,11 +51,5 @@ grep -q "no AOTInductor package at" "$work/missing.json" \
 "$python" "$repo/tools/aoti/build_packages.py" "$work/spec.json" --tasks rkb_mnist_linear_backward \
   --jobs 1
 bench "$work/good" '^rkb_mnist_linear_backward/baseline:compiled@cpu/' > "$work/backward.json"
-"$python" - "$work/backward.json" <<'PY' || fail "the compiled backward baseline was not timed"
-import json, sys
-entry = json.load(open(sys.argv[1]))["benchmarks"][0]
-assert not entry.get("error_occurred"), entry.get("error_message")
-assert entry["samples"] >= 10 and entry["real_time"] > 0, entry
-print("backward twin (vjp) timed:", entry["name"], entry["real_time"], entry["time_unit"])
-PY
+expect_timed "$work/backward.json" "the compiled backward baseline (the twin's vjp)"
 echo "compiled baseline: honest twin timed, wrong twin refused, missing package reported, backward task's vjp timed"

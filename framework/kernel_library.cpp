@@ -25,6 +25,8 @@ namespace {
 struct LibraryState {
   WorkerLaunch launch;
   std::unique_ptr<WorkerProcess> worker;
+  std::unique_ptr<WorkerProcess> spare;  // started ahead, lent next (keep_spare_worker)
+  bool keep_spare = false;
   std::map<const KernelSpec*, std::uint32_t> worker_index;  // kernels that run in the worker
   std::string sandbox;
   std::vector<std::string> kernel_ids;  // as the first worker described them, in order
@@ -157,7 +159,14 @@ LentWorker lend_worker() {
   if (device_available(Device::cuda)) return lent;
   if (library.worker && !library.worker->adopted() && !library.worker->running()) discard_worker();
   try {
-    WorkerProcess& worker = current_worker();
+    if (!library.worker && library.spare && library.spare->running()) {
+      library.worker = std::move(library.spare);
+    }
+    if (library.spare && !library.spare->running()) library.spare.reset();
+    if (library.keep_spare && !library.spare) {
+      library.spare = WorkerProcess::launch_for_lending(library.launch);
+    }
+    WorkerProcess& worker = library.worker ? *library.worker : current_worker();
     lent.socket = worker.inheritable_socket();
     if (lent.socket < 0) return lent;
     ::setenv(kLentWorkerSocketVariable, std::to_string(lent.socket).c_str(), 1);
@@ -168,6 +177,8 @@ LentWorker lend_worker() {
   }
   return lent;
 }
+
+void keep_spare_worker(bool keep) { state().keep_spare = keep; }
 
 void return_worker(LentWorker& lent, bool reusable) {
   ::unsetenv(kLentWorkerSocketVariable);

@@ -72,6 +72,9 @@ struct LentWorker {
 /// one a worker start (LibTorch's load, the kernel library). Nothing is lent in the in-process
 /// mode, when no worker can be started, or on a machine with a CUDA device (not yet run there).
 LentWorker lend_worker();
+/// Whether lend_worker also starts the next worker ahead (the main job, which lends a fresh
+/// worker to each kernel: the next one loads while this kernel's children run).
+void keep_spare_worker(bool keep);
 /// Ends the loan. `reusable`: the children ended normally (every case passed, failed on its
 /// outputs or was skipped); otherwise the worker may be mid-request or hung, and is replaced.
 void return_worker(LentWorker& lent, bool reusable);

@@ -136,6 +136,7 @@ int run_main_job(const MainJobOptions& options) {
     }
   }
   const auto job_start = std::chrono::steady_clock::now();
+  keep_spare_worker(true);  // Each kernel's worker loads while the kernel before it runs.
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     const KernelSpec& kernel = *kernels[i];
     const double elapsed =
@@ -194,6 +195,10 @@ int run_main_job(const MainJobOptions& options) {
               ? entry.cases.cases[0].message
               : "its cases did not all pass, and a failing kernel is not timed";
     }
+    // A kernel's two child runs share one worker; the next kernel gets a fresh one, so that no
+    // kernel runs in a process another kernel's code has run in (and could have patched, or left
+    // a thread in), as when each child started its own.
+    discard_worker();
     entry.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const std::string peaks_file = peaks_path(scratch, kernel.device());
     if (report.peaks.count(entry.device) == 0 && file_exists(peaks_file)) {

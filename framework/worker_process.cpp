@@ -94,23 +94,7 @@ std::optional<int> exit_status_of_zombie(pid_t pid) {
 }  // namespace
 
 WorkerProcess::WorkerProcess(const WorkerLaunch& launch) {
-  int sockets[2];
-  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sockets) != 0) {
-    throw WorkerFailure(std::string("socketpair: ") + std::strerror(errno));
-  }
-  const int buffer_bytes = 8 << 20;
-  for (int s : sockets) {
-    setsockopt(s, SOL_SOCKET, SO_SNDBUF, &buffer_bytes, sizeof buffer_bytes);
-    setsockopt(s, SOL_SOCKET, SO_RCVBUF, &buffer_bytes, sizeof buffer_bytes);
-  }
-  const WorkerCommand command(launch);
-  std::fflush(nullptr);
-  const pid_t judge = getpid();
-  pid_ = fork();
-  if (pid_ < 0) throw WorkerFailure(std::string("fork: ") + std::strerror(errno));
-  if (pid_ == 0) exec_worker(launch.executable, command, sockets[1], judge);
-  close(sockets[1]);
-  socket_ = sockets[0];
+  launch_process(launch);
   wire::Request describe;
   describe.kind = wire::RequestKind::describe;
   describe.sequence = ++sequence_;
@@ -128,6 +112,32 @@ WorkerProcess::WorkerProcess(const WorkerLaunch& launch) {
   } catch (const wire::WireError& error) {
     fail(std::string("broke the protocol while starting (") + error.what() + ")");
   }
+}
+
+std::unique_ptr<WorkerProcess> WorkerProcess::launch_for_lending(const WorkerLaunch& launch) {
+  std::unique_ptr<WorkerProcess> worker(new WorkerProcess());
+  worker->launch_process(launch);
+  return worker;
+}
+
+void WorkerProcess::launch_process(const WorkerLaunch& launch) {
+  int sockets[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sockets) != 0) {
+    throw WorkerFailure(std::string("socketpair: ") + std::strerror(errno));
+  }
+  const int buffer_bytes = 8 << 20;
+  for (int s : sockets) {
+    setsockopt(s, SOL_SOCKET, SO_SNDBUF, &buffer_bytes, sizeof buffer_bytes);
+    setsockopt(s, SOL_SOCKET, SO_RCVBUF, &buffer_bytes, sizeof buffer_bytes);
+  }
+  const WorkerCommand command(launch);
+  std::fflush(nullptr);
+  const pid_t judge = getpid();
+  pid_ = fork();
+  if (pid_ < 0) throw WorkerFailure(std::string("fork: ") + std::strerror(errno));
+  if (pid_ == 0) exec_worker(launch.executable, command, sockets[1], judge);
+  close(sockets[1]);
+  socket_ = sockets[0];
 }
 
 std::unique_ptr<WorkerProcess> WorkerProcess::adopt(int socket, pid_t pid, int timeout_seconds) {

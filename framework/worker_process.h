@@ -43,6 +43,9 @@ class WorkerProcess {
   /// parent's child: this process closes its socket when done, and kills it when discarding it.
   /// Throws WorkerFailure.
   static std::unique_ptr<WorkerProcess> adopt(int socket, pid_t pid, int timeout_seconds);
+  /// Starts a worker without waiting for it: only to be lent (its adopter's request is the first
+  /// it answers, once loaded), so that its start overlaps other work. Throws WorkerFailure.
+  static std::unique_ptr<WorkerProcess> launch_for_lending(const WorkerLaunch& launch);
   ~WorkerProcess();
   WorkerProcess(const WorkerProcess&) = delete;
   WorkerProcess& operator=(const WorkerProcess&) = delete;
@@ -72,6 +75,7 @@ class WorkerProcess {
 
  private:
   WorkerProcess() = default;
+  void launch_process(const WorkerLaunch& launch);  ///< socketpair, fork and execve
   [[noreturn]] void fail(const std::string& what);
   std::string how_it_ended();
 

@@ -39,6 +39,12 @@ double worker_idle_limit_ms(double wall_ms) {
          defaults::kTimingLoadCheckIdleClockTicks * clock_tick_ms;
 }
 
+// [ms] This process's calibrated flush-and-mark cycle per device.
+std::map<Device, double>& calibrated_cycle_ms() {
+  static std::map<Device, double> cycle_ms_by_device;
+  return cycle_ms_by_device;
+}
+
 // [ms] One flush-and-mark cycle, as the worker runs it before each timed call.
 double flush_cycle_ms(Device device, KernelStreamScope& scope) {
   const auto start = std::chrono::steady_clock::now();
@@ -54,7 +60,7 @@ double flush_cycle_ms(Device device, KernelStreamScope& scope) {
 double judge_empty_request_ms(Device device, int samples, const std::string& cache_path) {
   // Measured once per judge process and device: it is a property of the machine (the flush
   // buffer's size and bandwidth), and measuring it per kernel cost each CPU benchmark 0.2 s.
-  static std::map<Device, double> cycle_ms_by_device;
+  std::map<Device, double>& cycle_ms_by_device = calibrated_cycle_ms();
   auto known = cycle_ms_by_device.find(device);
   const bool shared = device == Device::cpu && !cache_path.empty();
   if (known == cycle_ms_by_device.end() && shared && file_exists(cache_path)) {
@@ -72,14 +78,19 @@ double judge_empty_request_ms(Device device, int samples, const std::string& cac
       cheapest_ms = round == 0 ? cycle_ms : std::min(cheapest_ms, cycle_ms);
     }
     known = cycle_ms_by_device.emplace(device, cheapest_ms).first;
-    if (shared) {
-      std::ostringstream text;
-      text.precision(17);
-      text << cheapest_ms << "\n";
-      write_file_atomically(cache_path, text.str());
-    }
   }
   return known->second * samples + defaults::kTimingCrossCheckRoundTripMilliseconds;
+}
+
+void keep_empty_request_calibration(Device device, int samples, const std::string& cache_path) {
+  if (device != Device::cpu || cache_path.empty() || file_exists(cache_path)) return;
+  const double cycle_ms =
+      (judge_empty_request_ms(device, samples) - defaults::kTimingCrossCheckRoundTripMilliseconds) /
+      samples;
+  std::ostringstream text;
+  text.precision(17);
+  text << cycle_ms << "\n";
+  write_file_atomically(cache_path, text.str());
 }
 
 double judge_empty_request_now_ms(Device device, int samples) {
@@ -205,7 +216,14 @@ Measurement measure_in_worker(const KernelSpec& kernel, const std::vector<Shared
     const double idle_limit_ms = worker_idle_limit_ms(calibration_ms);
     // On a GPU the calibration is the device's flush, which a worker's processor time does not
     // slow (and the check has not been run on the H200 yet): CPU kernels only, like the excuse.
-    if (kernel.device() == Device::cpu && (busy_ms < 0 || busy_ms > idle_limit_ms)) {
+    const bool busy = kernel.device() == Device::cpu && (busy_ms < 0 || busy_ms > idle_limit_ms);
+    // Kept for the run's other benchmark children only when the worker was idle meanwhile.
+    if (!busy) keep_empty_request_calibration(kernel.device(), batch, calibration_cache);
+    if (busy) {
+      // The calibration is not the machine's, and the worker runs something of its own between
+      // requests: neither serves the next kernel.
+      calibrated_cycle_ms().erase(kernel.device());
+      discard_worker();
       throw std::runtime_error(
           "timing refused: the worker was not idle while the judge calibrated the timing "
           "cross-check (it used " + (busy_ms < 0 ? std::string("an unreadable amount of") : std::to_string(busy_ms) + " ms of") +

@@ -45,8 +45,11 @@ std::string check_request_times(double judge_ms, double claimed_ms, double empty
 /// cache flushes and clock marks on `device` in its own process (cheapest of
 /// kTimingCalibrationRounds, measured once per process and device) and adds the round-trip
 /// allowance. On the CPU, where a cycle costs tens of milliseconds, a `cache_path` (the main
-/// job's scratch folder) keeps the cycle's cost for the run's other processes.
+/// job's scratch folder) holding an earlier process's calibration is read instead.
 double judge_empty_request_ms(Device device, int samples, const std::string& cache_path = "");
+/// Writes this process's CPU calibration to `cache_path` for the run's other processes, unless
+/// it is there already (called once the calibration is known to be clean).
+void keep_empty_request_calibration(Device device, int samples, const std::string& cache_path);
 
 /// [ms] The same as judge_empty_request_ms, measured now (one pass of `samples` cycles, not
 /// cached): what an empty request costs on the machine as loaded at this moment.

@@ -134,7 +134,17 @@ void hog_between_calls(rkt::KernelCall& call) {
   for (std::int64_t i = 0; i < call.input(0).numel(); ++i) y[i] = x[i] > 0 ? x[i] : 0;
 }
 
+// relu/honest_after_hog: an honest relu registered after relu/hog_between_calls, so that one
+// `rkt bench` process times it after the hog was refused: it must get a clean calibration and a
+// worker without the hog's thread.
+void honest_after_hog(rkt::KernelCall& call) {
+  const float* x = call.input(0).data_as<float>();
+  float* y = call.output(0).data_as<float>();
+  for (std::int64_t i = 0; i < call.input(0).numel(); ++i) y[i] = x[i] > 0 ? x[i] : 0;
+}
+
 }  // namespace
 
 ROBUST_KERNEL_TEST(relu, forge_slow_clock, forge_slow_clock);
 ROBUST_KERNEL_TEST(relu, hog_between_calls, hog_between_calls);
+ROBUST_KERNEL_TEST(relu, honest_after_hog, honest_after_hog);

@@ -72,7 +72,10 @@ std::unique_ptr<WorkerProcess> adopt_lent_worker(const std::string& library) {
   ::unsetenv(kLentWorkerSocketVariable);
   ::unsetenv(kLentWorkerPidVariable);
   ::unsetenv(kLentWorkerLibraryVariable);
-  if (!lent || socket < 0 || pid <= 0) return nullptr;
+  if (!lent || socket < 0 || pid <= 0) {
+    if (socket_text && socket >= 0) ::close(socket);  // Lent for another library: not ours to keep.
+    return nullptr;
+  }
   try {
     return WorkerProcess::adopt(socket, pid, defaults::kWorkerAdoptTimeoutSeconds);
   } catch (const WorkerFailure& failure) {

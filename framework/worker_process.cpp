@@ -74,9 +74,9 @@ struct WorkerCommand {
 }
 
 // The wait status of `pid` once it is a zombie (ended, not yet reaped by its parent), from
-// /proc/<pid>/stat (state, field 3; exit_code, field 52, Linux 3.5+); kStatusUnreadable when the
-// kernel hides the late fields from this process (they read 0, arg_start too); nullopt while it
-// runs or when the file cannot be read.
+// /proc/<pid>/stat (state, field 3; exit_code, field 52, Linux 3.5+); nullopt while it runs or
+// when the file cannot be read. The kernel shows exit_code only to a process that may trace
+// `pid` and prints 0 otherwise: a 0 is taken as read only by root (kStatusUnreadable else).
 constexpr int kStatusUnreadable = -1;
 std::optional<int> exit_status_of_zombie(pid_t pid) {
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
@@ -87,8 +87,9 @@ std::optional<int> exit_status_of_zombie(pid_t pid) {
   std::vector<std::string> values;  // values[0] is field 3
   for (std::string field; fields >> field;) values.push_back(field);
   if (values.size() < 50 || values[0] != "Z") return std::nullopt;
-  if (values[48 - 3] == "0") return kStatusUnreadable;  // arg_start hidden: so is exit_code
-  return std::stoi(values[52 - 3]);
+  const int exit_code = std::stoi(values[52 - 3]);
+  if (exit_code == 0 && ::geteuid() != 0) return kStatusUnreadable;
+  return exit_code;
 }
 
 }  // namespace

@@ -405,9 +405,6 @@ BaselineTable read_baseline_table(const std::string& text) {
   table.peaks.copy_bytes_per_second = peaks.number("copy_bytes_per_second");
   table.peaks.fp32_flops_per_second = peaks.number("fp32_flops_per_second");
   table.peaks.tf32_flops_per_second = peaks.number("tf32_flops_per_second");
-  const auto interval = [](const JsonFields& value) {
-    return RatioInterval{value.number("ratio"), value.number("low"), value.number("high")};
-  };
   for (const JsonFields& entry : fields.array("tasks")) {
     BaselineRow row;
     row.task = entry.text("task");
@@ -419,8 +416,8 @@ BaselineTable read_baseline_table(const std::string& text) {
     row.flops = entry.number("flops");
     row.floor_ms = entry.number("floor_ms");
     row.floor_tf32_ms = entry.number("floor_tf32_ms");
-    row.tf32_speedup = interval(entry.object("tf32_speedup"));
-    row.compiled_speedup = interval(entry.object("compiled_speedup"));
+    row.tf32_speedup = read_ratio_interval(entry.object("tf32_speedup"));
+    row.compiled_speedup = read_ratio_interval(entry.object("compiled_speedup"));
     for (const JsonFields& baseline : entry.array("baselines")) {
       BaselineTiming timing;
       timing.name = baseline.text("name");

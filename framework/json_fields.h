@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "framework/json_text.h"
+#include "framework/sample_statistics.h"
 
 namespace rkt {
 
@@ -77,5 +78,10 @@ class JsonFields {
   const JsonValue& value_;
   std::string path_;
 };
+
+/// {"ratio", "low", "high"}: a ratio with its bootstrap interval, as the writers print it.
+inline RatioInterval read_ratio_interval(const JsonFields& interval) {
+  return {interval.number("ratio"), interval.number("low"), interval.number("high")};
+}
 
 }  // namespace rkt

@@ -30,10 +30,6 @@ SampleSummary read_summary(const JsonFields& time) {
   return summary;
 }
 
-RatioInterval read_interval(const JsonFields& interval) {
-  return {interval.number("ratio"), interval.number("low"), interval.number("high")};
-}
-
 CaseRecord read_case(const JsonFields& fields) {
   CaseRecord record;
   record.name = fields.text("name");
@@ -95,12 +91,12 @@ BenchmarkRecord read_benchmark(const JsonFields& fields, const KernelReport& ker
     baseline.measures = entry.text_or_empty("measures");
     baseline.time = read_summary(entry.object("time"));
     baseline.peak_memory_bytes = entry.number("peak_memory_bytes");
-    baseline.speedup = read_interval(entry.object("speedup"));
+    baseline.speedup = read_ratio_interval(entry.object("speedup"));
     baseline.memory_efficiency = entry.number("memory_efficiency");
     bench.baselines.push_back(baseline);
   }
   bench.strongest_baseline = fields.text("strongest_baseline");
-  bench.speedup_vs_strongest = read_interval(fields.object("speedup_vs_strongest"));
+  bench.speedup_vs_strongest = read_ratio_interval(fields.object("speedup_vs_strongest"));
   return bench;
 }
 

@@ -82,14 +82,13 @@ double judge_empty_request_ms(Device device, int samples, const std::string& cac
   return known->second * samples + defaults::kTimingCrossCheckRoundTripMilliseconds;
 }
 
-void keep_empty_request_calibration(Device device, int samples, const std::string& cache_path) {
+void keep_empty_request_calibration(Device device, const std::string& cache_path) {
   if (device != Device::cpu || cache_path.empty() || file_exists(cache_path)) return;
-  const double cycle_ms =
-      (judge_empty_request_ms(device, samples) - defaults::kTimingCrossCheckRoundTripMilliseconds) /
-      samples;
+  const auto calibrated = calibrated_cycle_ms().find(device);
+  if (calibrated == calibrated_cycle_ms().end()) return;
   std::ostringstream text;
   text.precision(17);
-  text << cycle_ms << "\n";
+  text << calibrated->second << "\n";
   write_file_atomically(cache_path, text.str());
 }
 
@@ -218,7 +217,7 @@ Measurement measure_in_worker(const KernelSpec& kernel, const std::vector<Shared
     // slow (and the check has not been run on the H200 yet): CPU kernels only, like the excuse.
     const bool busy = kernel.device() == Device::cpu && (busy_ms < 0 || busy_ms > idle_limit_ms);
     // Kept for the run's other benchmark children only when the worker was idle meanwhile.
-    if (!busy) keep_empty_request_calibration(kernel.device(), batch, calibration_cache);
+    if (!busy) keep_empty_request_calibration(kernel.device(), calibration_cache);
     if (busy) {
       // The calibration is not the machine's, and the worker runs something of its own between
       // requests: neither serves the next kernel.

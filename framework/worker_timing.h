@@ -49,7 +49,7 @@ std::string check_request_times(double judge_ms, double claimed_ms, double empty
 double judge_empty_request_ms(Device device, int samples, const std::string& cache_path = "");
 /// Writes this process's CPU calibration to `cache_path` for the run's other processes, unless
 /// it is there already (called once the calibration is known to be clean).
-void keep_empty_request_calibration(Device device, int samples, const std::string& cache_path);
+void keep_empty_request_calibration(Device device, const std::string& cache_path);
 
 /// [ms] The same as judge_empty_request_ms, measured now (one pass of `samples` cycles, not
 /// cached): what an empty request costs on the machine as loaded at this moment.

@@ -31,6 +31,12 @@ namespace {
 constexpr double kRealCallMilliseconds = 150;
 constexpr std::int64_t kClockSlowdown = 10;
 
+void write_relu(rkt::KernelCall& call) {
+  const float* x = call.input(0).data_as<float>();
+  float* y = call.output(0).data_as<float>();
+  for (std::int64_t i = 0; i < call.input(0).numel(); ++i) y[i] = x[i] > 0 ? x[i] : 0;
+}
+
 std::int64_t real_nanoseconds(clockid_t clock) {
   timespec now{};
   ::syscall(SYS_clock_gettime, clock, &now);
@@ -107,12 +113,10 @@ void slow_down_the_clock() {
 void forge_slow_clock(rkt::KernelCall& call) {
   static std::once_flag patched;
   std::call_once(patched, slow_down_the_clock);
-  const float* x = call.input(0).data_as<float>();
-  float* y = call.output(0).data_as<float>();
   const std::int64_t until = real_nanoseconds(CLOCK_MONOTONIC) +
                              static_cast<std::int64_t>(kRealCallMilliseconds * 1e6);
   do {
-    for (std::int64_t i = 0; i < call.input(0).numel(); ++i) y[i] = x[i] > 0 ? x[i] : 0;
+    write_relu(call);
   } while (real_nanoseconds(CLOCK_MONOTONIC) < until);
 }
 
@@ -129,19 +133,13 @@ void hog_between_calls(rkt::KernelCall& call) {
       for (;;) spins = spins + 1;
     }).detach();
   });
-  const float* x = call.input(0).data_as<float>();
-  float* y = call.output(0).data_as<float>();
-  for (std::int64_t i = 0; i < call.input(0).numel(); ++i) y[i] = x[i] > 0 ? x[i] : 0;
+  write_relu(call);
 }
 
 // relu/honest_after_hog: an honest relu registered after relu/hog_between_calls, so that one
 // `rkt bench` process times it after the hog was refused: it must get a clean calibration and a
 // worker without the hog's thread.
-void honest_after_hog(rkt::KernelCall& call) {
-  const float* x = call.input(0).data_as<float>();
-  float* y = call.output(0).data_as<float>();
-  for (std::int64_t i = 0; i < call.input(0).numel(); ++i) y[i] = x[i] > 0 ? x[i] : 0;
-}
+void honest_after_hog(rkt::KernelCall& call) { write_relu(call); }
 
 }  // namespace
 

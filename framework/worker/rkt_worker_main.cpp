@@ -8,7 +8,7 @@
 #include <iostream>
 #include <string>
 
-#include "framework/device_support.h"
+#include "framework/runtime/device_support.h"
 #include "framework/wire/worker_protocol.h"
 #include "framework/worker/sandbox.h"
 #include "framework/worker/worker_server.h"

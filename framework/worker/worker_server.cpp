@@ -5,11 +5,11 @@
 #include <chrono>
 #include <memory>
 
-#include "framework/cache_flush.h"
-#include "framework/device_memory.h"
-#include "framework/device_support.h"
-#include "framework/kernel_execution.h"
-#include "framework/torch_bridge.h"
+#include "framework/runtime/cache_flush.h"
+#include "framework/runtime/device_memory.h"
+#include "framework/runtime/device_support.h"
+#include "framework/runtime/kernel_execution.h"
+#include "framework/runtime/torch_bridge.h"
 #include "framework/worker/buffer_mapping.h"
 
 #if RKT_WITH_CUDA

@@ -29,7 +29,7 @@ inline constexpr std::int64_t kPropertySmallInputBudgetCuda = 64ll << 20;  // [b
 /// Largest total size of a full-size property trial's inputs on a GPU.
 inline constexpr std::int64_t kPropertyInputBudgetCuda = 2ll << 30;  // [bytes]
 
-// ---- Edge-seeking dims (framework/edge_dims.cpp) ------------------------------------------------
+// ---- Edge-seeking dims (framework/dims/edge_dims.cpp) ------------------------------------------------
 // Each property dim is drawn from a mixture. The shares sum to 1; each is there because a class of
 // kernel bug hides outside it (docs/property_detection.md measures the detection rate of each).
 /// The smallest value (1): kernels that assume two rows, two elements, a non-empty tail.
@@ -54,7 +54,7 @@ inline constexpr double kFullSizeDimTestEdgeShare = 0.25;  // [fraction of draws
 inline constexpr std::int64_t kPropertyMaxDimFactor = 2;  // [x test size]
 /// Property tests draw scales log-uniformly in [10^-d, 10^d] with a random sign; this is d.
 inline constexpr int kPropertyScaleDecades = 3;  // [decades]
-// ---- Value families (framework/value_families.cpp) ----------------------------------------------
+// ---- Value families (framework/cases/value_families.cpp) ----------------------------------------------
 /// offset: data inputs shifted by this many standard deviations of their values. One-pass variance
 /// (E[x^2] - E[x]^2 in float32) loses about (offset/std)^2 x 2^-24 x sqrt(N) of the variance;
 /// a two-pass or Welford kernel loses about offset/std x 2^-24 x sqrt(N). At 10 the first is well

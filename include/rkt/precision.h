@@ -43,7 +43,7 @@ inline constexpr double kNumericallyZeroFraction = 1.2e-7;  // [x largest output
 /// fp32 follows KernelBench (1e-4) and is the whole bound: an honest fp32 kernel summing 16384
 /// products one by one lands about 3x inside it. Below fp32 these are floors: the judge raises
 /// each bound to what an honest kernel of the class gives on the case's own inputs
-/// (framework/derived_tolerance.h), so the floors can sit below the next class down: tf32 and
+/// (framework/comparison/derived_tolerance.h), so the floors can sit below the next class down: tf32 and
 /// fp16 (10 mantissa bits) at 1e-3, under the error of bf16 inputs (7 bits: about 2.3e-3 to
 /// 3.2e-3 relative), which therefore fails them; bf16 at KernelBench's 1e-2.
 constexpr Tolerance default_tolerance(Precision precision) {

@@ -2,7 +2,7 @@
 // (tasks/rkb_tasks.cpp), so that CI can check those tasks end to end on the CPU alone.
 // A backward task's inputs are its forward task's inputs followed by one cotangent per forward
 // output (grad_<output>); its outputs are the gradients of the floating forward inputs, in the
-// forward input order (framework/backward_task.cpp). Every sum accumulates in double and is
+// forward input order (framework/registry/backward_task.cpp). Every sum accumulates in double and is
 // stored as float32, which keeps these kernels inside the strict fp32 tolerance at any scale.
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 // Precision-class kernels: an honest tf32 matmul (inputs rounded to TF32, float32 sums) that must
 // pass its class, and the same loop on bf16-rounded inputs claiming tf32, one class lower, that
-// must fail it (framework/derived_tolerance.h).
+// must fail it (framework/comparison/derived_tolerance.h).
 #include <cstdint>
 #include <cstring>
 

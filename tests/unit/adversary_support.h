@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "framework/supervisor.h"
+#include "framework/supervision/supervisor.h"
 
 namespace rkt::testing {
 

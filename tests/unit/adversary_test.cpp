@@ -8,7 +8,7 @@
 #include <regex>
 
 #include "adversary_support.h"
-#include "framework/supervisor.h"
+#include "framework/supervision/supervisor.h"
 
 namespace rkt {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "framework/baseline_table.h"
+#include "framework/runs/baseline_table.h"
 
 namespace rkt {
 namespace {

@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <memory>
 
-#include "framework/case_records_json.h"
-#include "framework/case_selection.h"
+#include "framework/cases/case_selection.h"
+#include "framework/supervision/case_records_json.h"
 
 namespace rkt {
 namespace {

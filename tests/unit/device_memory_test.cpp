@@ -6,8 +6,8 @@
 #include <cuda_runtime_api.h>
 #endif
 
-#include "framework/device_memory.h"
-#include "framework/device_support.h"
+#include "framework/runtime/device_memory.h"
+#include "framework/runtime/device_support.h"
 
 namespace rkt {
 namespace {

@@ -6,8 +6,8 @@
 #include <random>
 #include <set>
 
-#include "framework/edge_dims.h"
-#include "framework/property_cases.h"
+#include "framework/cases/property_cases.h"
+#include "framework/dims/edge_dims.h"
 #include "rkt/defaults.h"
 
 namespace rkt {

@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "adversary_support.h"
-#include "framework/device_support.h"
+#include "framework/runtime/device_support.h"
 
 namespace rkt {
 namespace {

@@ -8,7 +8,7 @@
 #include <regex>
 #include <sstream>
 
-#include "framework/hidden_inputs.h"
+#include "framework/inputs/hidden_inputs.h"
 
 namespace rkt {
 namespace {

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "adversary_support.h"
-#include "framework/device_support.h"
+#include "framework/runtime/device_support.h"
 
 namespace rkt {
 namespace {

@@ -14,9 +14,9 @@
 #include <string>
 
 #include "adversary_support.h"
-#include "framework/kernel_library.h"
-#include "framework/supervisor.h"
-#include "framework/worker_timing.h"
+#include "framework/isolation/kernel_library.h"
+#include "framework/isolation/worker_timing.h"
+#include "framework/supervision/supervisor.h"
 
 namespace rkt {
 namespace {

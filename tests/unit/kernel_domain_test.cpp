@@ -8,10 +8,10 @@
 #include <string>
 
 #include "adversary_support.h"
-#include "framework/edge_dims.h"
-#include "framework/kernel_domain.h"
-#include "framework/kernel_library.h"
-#include "framework/property_cases.h"
+#include "framework/cases/property_cases.h"
+#include "framework/dims/edge_dims.h"
+#include "framework/dims/kernel_domain.h"
+#include "framework/isolation/kernel_library.h"
 #include "framework/wire/worker_protocol.h"
 #include "rkt/defaults.h"
 #include "rkt/kernel.h"

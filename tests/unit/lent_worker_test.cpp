@@ -1,4 +1,4 @@
-// A worker lent by the main job to a child judge (framework/kernel_library.h, lend_worker):
+// A worker lent by the main job to a child judge (framework/isolation/kernel_library.h, lend_worker):
 // adopted past whatever an earlier judge left on its socket, kept alive for the lender when the
 // adopting judge is done, and refused quickly when it is gone.
 #include <gtest/gtest.h>
@@ -8,8 +8,8 @@
 #include <memory>
 #include <thread>
 
+#include "framework/isolation/worker_process.h"
 #include "framework/wire/worker_protocol.h"
-#include "framework/worker_process.h"
 
 namespace rkt {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <limits>
 
-#include "framework/output_comparison.h"
+#include "framework/comparison/output_comparison.h"
 #include "rkt/precision.h"
 
 namespace rkt {

@@ -11,10 +11,10 @@
 
 #include <ATen/ATen.h>
 
-#include "framework/correctness_case.h"
-#include "framework/input_generation.h"
-#include "framework/input_scaling.h"
-#include "framework/precision_emulation.h"
+#include "framework/cases/correctness_case.h"
+#include "framework/comparison/precision_emulation.h"
+#include "framework/inputs/input_generation.h"
+#include "framework/inputs/input_scaling.h"
 
 namespace rkt {
 namespace {

@@ -1,11 +1,11 @@
 // Property-test dims, seeds and the four input scalings.
 #include <gtest/gtest.h>
 
-#include "framework/dim_resolution.h"
-#include "framework/input_generation.h"
-#include "framework/input_scaling.h"
-#include "framework/property_cases.h"
-#include "framework/seeding.h"
+#include "framework/cases/property_cases.h"
+#include "framework/dims/dim_resolution.h"
+#include "framework/inputs/input_generation.h"
+#include "framework/inputs/input_scaling.h"
+#include "framework/inputs/seeding.h"
 #include "rkt/defaults.h"
 
 namespace rkt {

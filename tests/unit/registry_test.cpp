@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "framework/registry_validation.h"
+#include "framework/registry/registry_validation.h"
 #include "rkt/kernel.h"
 #include "rkt/task.h"
 

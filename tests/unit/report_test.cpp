@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "framework/run_report.h"
+#include "framework/runs/run_report.h"
 
 namespace rkt {
 namespace {

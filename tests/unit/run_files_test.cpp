@@ -9,10 +9,10 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "framework/json_text.h"
-#include "framework/run_folder.h"
-#include "framework/run_merge.h"
-#include "framework/run_sharding.h"
+#include "framework/base/json_text.h"
+#include "framework/runs/run_folder.h"
+#include "framework/runs/run_merge.h"
+#include "framework/runs/run_sharding.h"
 
 namespace rkt {
 namespace {

@@ -6,10 +6,10 @@
 #include <cmath>
 #include <random>
 
-#include "framework/benchmark_record.h"
-#include "framework/device_peaks.h"
-#include "framework/sample_statistics.h"
-#include "framework/timing_engine.h"
+#include "framework/benchmarks/benchmark_record.h"
+#include "framework/timing/device_peaks.h"
+#include "framework/timing/sample_statistics.h"
+#include "framework/timing/timing_engine.h"
 
 namespace rkt {
 namespace {

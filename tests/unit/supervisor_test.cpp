@@ -2,9 +2,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "framework/gpu_pinning.h"
-#include "framework/supervisor.h"
-#include "framework/verdict_channel.h"
+#include "framework/base/record_fields.h"
+#include "framework/supervision/gpu_pinning.h"
+#include "framework/supervision/supervisor.h"
+#include "framework/supervision/verdict_channel.h"
 
 namespace rkt {
 namespace {

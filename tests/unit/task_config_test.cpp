@@ -5,11 +5,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "framework/backward_baseline.h"
-#include "framework/correctness_case.h"
-#include "framework/input_generation.h"
-#include "framework/kernel_invocation.h"
-#include "framework/task_filter.h"
+#include "framework/baselines/backward_baseline.h"
+#include "framework/cases/correctness_case.h"
+#include "framework/cases/task_filter.h"
+#include "framework/inputs/input_generation.h"
+#include "framework/isolation/kernel_invocation.h"
 #include "rkt/defaults.h"
 #include "rkt/task.h"
 

@@ -4,7 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "framework/task_filter.h"
+#include "framework/cases/task_filter.h"
 #include "rkt/task.h"
 
 namespace rkt {

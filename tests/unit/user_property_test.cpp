@@ -8,8 +8,8 @@
 #include <regex>
 
 #include "adversary_support.h"
-#include "framework/kernel_library.h"
-#include "framework/registry_validation.h"
+#include "framework/isolation/kernel_library.h"
+#include "framework/registry/registry_validation.h"
 #include "rkt/user_property.h"
 
 namespace rkt {

@@ -4,8 +4,8 @@
 
 #include <ATen/ATen.h>
 
-#include "framework/input_generation.h"
-#include "framework/value_families.h"
+#include "framework/cases/value_families.h"
+#include "framework/inputs/input_generation.h"
 #include "rkt/defaults.h"
 
 namespace rkt {

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Reads a `ctest -V` log of CUDA tests run with a resource spec and checks that no two tests
-held the same GPU at once, from the lines the judge prints (framework/gpu_pinning.cpp):
+held the same GPU at once, from the lines the judge prints (framework/supervision/gpu_pinning.cpp):
   "<test>: rkt: ctest allocated GPU 1: ...; gpu 1 taken at <ms>"  and  "<test>: rkt: gpu 1 released at <ms>".
 Prints the tests per GPU and any overlap; exit status 1 on an overlap or when no line is found."""
 import re

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Writes ctest's resource spec for this host: one `gpus` entry per visible NVIDIA GPU, one slot
 # each, so that `ctest --resource-spec-file FILE -j N` runs at most one CUDA test per GPU at a
-# time (CUDA tests ask for `gpus:1`; the judge pins the allocated GPU, framework/gpu_pinning.h).
+# time (CUDA tests ask for `gpus:1`; the judge pins the allocated GPU, framework/supervision/gpu_pinning.h).
 #
 #   bash tools/gpu/ctest_resources.sh > build/resources.json
 #   ctest --test-dir build --resource-spec-file build/resources.json -j 8 -L cuda

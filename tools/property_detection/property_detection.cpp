@@ -23,9 +23,9 @@
 #include <string>
 #include <vector>
 
-#include "framework/correctness_case.h"
-#include "framework/property_cases.h"
-#include "framework/registry_validation.h"
+#include "framework/cases/correctness_case.h"
+#include "framework/cases/property_cases.h"
+#include "framework/registry/registry_validation.h"
 #include "tests/adversaries/edge_bug_classes.h"
 
 namespace rkt {

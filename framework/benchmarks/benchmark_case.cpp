@@ -1,0 +1,353 @@
+#include "framework/benchmarks/benchmark_case.h"
+
+#include <ATen/ATen.h>
+
+#include <functional>
+#include <limits>
+#include <memory>
+#include <random>
+#include <sstream>
+
+#include "framework/baselines/backward_baseline.h"
+#include "framework/baselines/compiled_baseline.h"
+#include "framework/cases/correctness_case.h"
+#include "framework/dims/dim_resolution.h"
+#include "framework/inputs/seeding.h"
+#include "framework/isolation/kernel_library.h"
+#include "framework/isolation/worker_timing.h"
+#include "framework/runtime/device_memory.h"
+#include "framework/runtime/device_support.h"
+#include "framework/runtime/torch_bridge.h"
+#include "framework/timing/device_peaks.h"
+#include "rkt/defaults.h"
+#include "rkt/torch_kernel.h"
+
+namespace rkt {
+namespace {
+
+// One input set with the call that runs the kernel on it; outputs stay for spot checks.
+struct KernelCallSet {
+  PreparedCase prepared;
+  std::vector<at::Tensor> outputs;
+  detail::TorchKernelIO io;
+  std::unique_ptr<KernelCall> call;
+};
+
+std::vector<PreparedCase> prepare_input_sets(const KernelSpec& kernel, const TaskSpec& task) {
+  std::vector<PreparedCase> sets;
+  for (int i = 0; i < defaults::kBenchmarkInputSets; ++i) {
+    CaseInputs inputs;
+    inputs.dims = task.test_dims(kernel.device());
+    inputs.seed = case_seed(task.id() + "/benchmark_" + std::to_string(i));
+    inputs.distribution = "benchmark set " + std::to_string(i);
+    sets.push_back(prepare_case(kernel, task, inputs));
+  }
+  return sets;
+}
+
+std::vector<std::unique_ptr<KernelCallSet>> make_call_sets(const KernelSpec& kernel,
+                                                           std::vector<PreparedCase> prepared,
+                                                           void* stream) {
+  std::vector<std::unique_ptr<KernelCallSet>> sets;
+  for (PreparedCase& case_inputs : prepared) {
+    auto set = std::make_unique<KernelCallSet>();
+    set->prepared = std::move(case_inputs);
+    std::vector<TensorView> input_views, output_views;
+    for (const at::Tensor& input : set->prepared.device_inputs) input_views.push_back(to_view(input));
+    if (kernel.returns_tensors()) {
+      set->io.inputs = set->prepared.device_inputs;
+    } else {
+      set->outputs = allocate_poisoned_outputs(set->prepared.signatures, kernel.device());
+      for (const at::Tensor& output : set->outputs) output_views.push_back(to_view(output));
+    }
+    set->call = std::make_unique<KernelCall>(input_views, output_views, stream,
+                                             kernel.returns_tensors() ? &set->io : nullptr);
+    sets.push_back(std::move(set));
+  }
+  return sets;
+}
+
+// Isolated mode: each set's inputs (shared already) with shared, poisoned outputs.
+std::vector<SharedArguments> shared_arguments(const KernelSpec& kernel,
+                                              std::vector<std::unique_ptr<KernelCallSet>>& sets) {
+  std::vector<SharedArguments> arguments;
+  for (auto& set : sets) {
+    set->outputs.clear();
+    for (const OutputSignature& signature : set->prepared.signatures) {
+      set->outputs.push_back(allocate_for_kernel(signature.sizes, signature.dtype, kernel));
+      poison_output(set->outputs.back());
+    }
+    arguments.push_back({set->prepared.device_inputs, set->outputs});
+  }
+  synchronize_device(kernel.device());
+  return arguments;
+}
+
+// Times the kernel in its worker; the times stand only if the judge's clock explains them.
+Measurement time_in_worker(const KernelSpec& kernel, std::vector<std::unique_ptr<KernelCallSet>>& sets,
+                           std::string& cross_check, const std::string& calibration_cache = "") {
+  TimingCrossCheck check;
+  Measurement measured = measure_in_worker(kernel, shared_arguments(kernel, sets),
+                                           default_timing_options(kernel.device()), check,
+                                           calibration_cache);
+  cross_check = check.describe();
+  if (check.forged()) {
+    throw std::runtime_error("timing refused: the worker's times are not what the judge's clock "
+                             "measured (" + cross_check + ")");
+  }
+  return measured;
+}
+
+void call_kernel(const KernelSpec& kernel, KernelCallSet& set) {
+  kernel.function()(*set.call);
+  if (kernel.returns_tensors()) set.outputs = set.io.outputs;
+}
+
+// Sets LibTorch's float32 precision for a baseline; restores strict fp32 when destroyed.
+class BaselinePrecision {
+ public:
+  explicit BaselinePrecision(const std::string& baseline) {
+    const bool tf32 = baseline == "eager_tf32";
+    at::globalContext().setFloat32MatmulPrecision(tf32 ? "high" : "highest");
+    at::globalContext().setAllowTF32CuDNN(tf32);
+  }
+  ~BaselinePrecision() {
+    at::globalContext().setFloat32MatmulPrecision("highest");
+    at::globalContext().setAllowTF32CuDNN(false);
+  }
+};
+
+using ReferenceRunner = std::function<std::vector<at::Tensor>(const std::vector<at::Tensor>&)>;
+
+// How a baseline computes the task's outputs, or "" runner with `absent_reason` set. The compiled
+// baseline is checked against the C++ reference (in float64, fp32 tolerance) on the first input
+// set before it is timed: a Python twin that computes something else is not a baseline.
+ReferenceRunner baseline_runner(const TaskSpec& task, Device device, const std::string& baseline,
+                                const std::vector<PreparedCase>& sets,
+                                std::string& absent_reason) {
+  if (baseline == "eager_tf32" && device == Device::cpu) {
+    absent_reason = "TF32 is a CUDA setting: on the CPU this baseline is eager_fp32";
+    return {};
+  }
+  if (baseline != "compiled") {
+    if (task.forward_task_id().empty()) return task.reference();
+    std::vector<std::vector<at::Tensor>> input_sets;
+    for (const PreparedCase& set : sets) input_sets.push_back(set.device_inputs);
+    return backward_only_runner(task, input_sets);
+  }
+  std::shared_ptr<CompiledReference> compiled = load_compiled_reference(task, device, absent_reason);
+  if (!compiled) return {};
+  const ReferenceRunner runner = [compiled](const std::vector<at::Tensor>& inputs) {
+    return compiled->run(inputs);
+  };
+  const KernelSpec twin(task.id(), "compiled_baseline", {}, device, "", 0);
+  std::vector<at::Tensor> outputs;
+  try {
+    outputs = runner(sets.at(0).device_inputs);
+  } catch (const std::exception& error) {
+    absent_reason = "the compiled package threw: " + describe_exception(error);
+    return {};
+  }
+  const CaseOutcome check = judge_outputs(twin, task, "compiled baseline (Python twin)",
+                                          sets[0].host_inputs, sets[0].signatures, outputs);
+  if (check.status != CaseStatus::passed) {
+    absent_reason = "the Python twin disagrees with the C++ reference: " + check.message;
+    return {};
+  }
+  return runner;
+}
+
+Measurement time_reference(const ReferenceRunner& runner, Device device,
+                           const std::vector<PreparedCase>& sets) {
+  return measure(device, default_timing_options(device),
+                 [&](int) { flush_caches(device); },
+                 [&](int i) { runner(sets[i % sets.size()].device_inputs); });
+}
+
+}  // namespace
+
+const std::vector<std::string>& baseline_names() {
+  static const std::vector<std::string> names = {"eager_fp32", "eager_tf32", "compiled"};
+  return names;
+}
+
+// Benchmarks run on the primary config of a task (TaskSpec::configured(0)).
+Measurement time_kernel(const KernelSpec& kernel, const TaskSpec& declared_task) {
+  const TaskSpec& task = declared_task.configured(0);
+  KernelStreamScope stream_scope(kernel.device());
+  auto sets = make_call_sets(kernel, prepare_input_sets(kernel, task), stream_scope.stream());
+  if (runs_in_worker(kernel)) {
+    std::string cross_check;
+    return time_in_worker(kernel, sets, cross_check);
+  }
+  return measure(kernel.device(), default_timing_options(kernel.device()),
+                 [&](int) { flush_caches(kernel.device()); },
+                 [&](int i) { call_kernel(kernel, *sets[i % sets.size()]); });
+}
+
+Measurement time_baseline(const TaskSpec& declared_task, Device device,
+                          const std::string& baseline, std::string& absent_reason) {
+  const TaskSpec& task = declared_task.configured(0);
+  // Any registered kernel of the task would do to prepare inputs; build a stand-in spec.
+  KernelSpec stand_in(task.id(), "baseline", {}, device, "", 0);
+  const std::vector<PreparedCase> sets = prepare_input_sets(stand_in, task);
+  KernelStreamScope stream_scope(device);
+  BaselinePrecision precision(baseline);
+  const ReferenceRunner runner = baseline_runner(task, device, baseline, sets, absent_reason);
+  if (!runner) return {};
+  return time_reference(runner, device, sets);
+}
+
+std::vector<BaselineMeasurement> measure_baselines(const TaskSpec& declared_task, Device device) {
+  const TaskSpec& task = declared_task.configured(0);
+  KernelSpec stand_in(task.id(), "baseline", {}, device, "", 0);
+  const std::vector<PreparedCase> sets = prepare_input_sets(stand_in, task);
+  KernelStreamScope stream_scope(device);
+  std::vector<BaselineMeasurement> measurements;
+  for (const std::string& name : baseline_names()) {
+    BaselineMeasurement measurement;
+    measurement.name = name;
+    measurement.measures = baseline_measures(task, name);
+    BaselinePrecision precision(name);
+    const ReferenceRunner runner =
+        baseline_runner(task, device, name, sets, measurement.absent_reason);
+    if (runner) {
+      measurement.timing = time_reference(runner, device, sets);
+      measurement.peak_memory_bytes =
+          peak_bytes_added(device, [&] { runner(sets[0].device_inputs); });
+    }
+    measurements.push_back(std::move(measurement));
+  }
+  return measurements;
+}
+
+BenchmarkRecord benchmark_kernel(const KernelSpec& kernel, const TaskSpec& declared_task,
+                                 const std::string& peaks_cache,
+                                 const std::string& calibration_cache) {
+  const TaskSpec& task = declared_task.configured(0);
+  BenchmarkRecord record;
+  record.task = task.id();
+  record.kernel = kernel.kernel_id();
+  record.device = to_string(kernel.device());
+  record.precision = to_string(kernel.precision());
+  const Dims& dims = task.test_dims(kernel.device());
+  record.dims = format_dims(dims);
+  if (task.config_name() != "default") {
+    record.dims = task.config_name() + ": " + record.dims;
+  }
+  if (auto skipped = skip_if_device_missing(kernel)) {
+    record.problem = skipped->message;
+    return record;
+  }
+  try {
+    KernelStreamScope stream_scope(kernel.device());
+    auto sets = make_call_sets(kernel, prepare_input_sets(kernel, task), stream_scope.stream());
+
+    // Memory: one call on set 0, with its outputs allocated inside the measured region.
+    if (runs_in_worker(kernel)) {
+      KernelCallSet& set = *sets[0];
+      record.peak_memory_bytes =
+          invoke_in_worker(kernel, set.prepared.device_inputs, set.prepared.signatures).peak_memory_bytes;
+    } else {
+      KernelCallSet& set = *sets[0];
+      record.peak_memory_bytes = peak_bytes_added(kernel.device(), [&] {
+        if (!kernel.returns_tensors()) {
+          std::vector<at::Tensor> outputs =
+              allocate_poisoned_outputs(set.prepared.signatures, kernel.device());
+          std::vector<TensorView> input_views, output_views;
+          for (const at::Tensor& input : set.prepared.device_inputs) input_views.push_back(to_view(input));
+          for (const at::Tensor& output : outputs) output_views.push_back(to_view(output));
+          KernelCall call(input_views, output_views, stream_scope.stream());
+          kernel.function()(call);
+        } else {
+          call_kernel(kernel, set);
+        }
+        stream_scope.synchronize();
+      });
+    }
+
+    std::string cross_check;
+    const Measurement kernel_time =
+        runs_in_worker(kernel)
+            ? time_in_worker(kernel, sets, cross_check, calibration_cache)
+            : measure(kernel.device(), default_timing_options(kernel.device()),
+                      [&](int) { flush_caches(kernel.device()); },
+                      [&](int i) { call_kernel(kernel, *sets[i % sets.size()]); });
+    stream_scope.synchronize();
+    record.time = kernel_time.summary;
+    record.stop_reason = kernel_time.stop_reason;
+    if (!cross_check.empty()) record.stop_reason += "; timing cross-check: " + cross_check;
+
+    // Spot checks: the outputs each checked set holds are those of its last timed call.
+    std::mt19937_64 pick(case_seed(task.id() + "/spot_checks"));
+    std::vector<int> order(sets.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+    std::shuffle(order.begin(), order.end(), pick);
+    for (int s = 0; s < std::min<int>(defaults::kBenchmarkSpotChecks, order.size()); ++s) {
+      KernelCallSet& set = *sets[order[s]];
+      const CaseOutcome outcome =
+          judge_outputs(kernel, task, kernel.full_id() + " timed call on input set " +
+                                          std::to_string(order[s]),
+                        set.prepared.host_inputs, set.prepared.signatures, set.outputs);
+      ++record.spot_checks;
+      if (outcome.status == CaseStatus::failed) {
+        ++record.spot_check_failures;
+        record.spot_check_message = outcome.message;
+      }
+    }
+
+    // Floor and roofline.
+    const DevicePeaks& peaks = measured_peaks(kernel.device(), peaks_cache);
+    const double bytes = task.minimal_bytes(dims), flops = task.flop_count(dims);
+    record.floor_ms = physical_floor_ms(peaks, kernel.precision(), bytes, flops);
+    record.impossible = record.time.median < defaults::kImpossibleFloorFraction * record.floor_ms;
+    const double seconds = record.time.median / 1e3;
+    if (seconds > 0) {
+      record.achieved_bytes_per_second = bytes / seconds;
+      record.achieved_flops_per_second = flops / seconds;
+      record.bandwidth_fraction = record.achieved_bytes_per_second / peaks.copy_bytes_per_second;
+      record.flops_fraction =
+          record.achieved_flops_per_second / peak_flops_per_second(peaks, kernel.precision());
+    }
+
+    // Baselines on the same input sets.
+    std::vector<PreparedCase> baseline_sets;
+    for (const auto& set : sets) baseline_sets.push_back(set->prepared);
+    double strongest_median = 0;
+    for (const std::string& name : baseline_names()) {
+      BaselineResult baseline;
+      baseline.name = name;
+      baseline.measures = baseline_measures(task, name);
+      BaselinePrecision precision(name);
+      const ReferenceRunner runner =
+          baseline_runner(task, kernel.device(), name, baseline_sets, baseline.absent_reason);
+      if (runner) {
+        const Measurement measured = time_reference(runner, kernel.device(), baseline_sets);
+        baseline.available = true;
+        baseline.time = measured.summary;
+        baseline.peak_memory_bytes = peak_bytes_added(kernel.device(), [&] {
+          runner(baseline_sets[0].device_inputs);
+        });
+        baseline.speedup = bootstrap_median_ratio(measured.samples, kernel_time.samples,
+                                                  defaults::kBootstrapResamples,
+                                                  defaults::kSpeedupConfidence,
+                                                  case_seed(task.id() + "/bootstrap/" + name));
+        if (baseline.peak_memory_bytes > 0 && record.peak_memory_bytes > 0) {
+          baseline.memory_efficiency = baseline.peak_memory_bytes / record.peak_memory_bytes;
+        }
+        if (record.strongest_baseline.empty() || measured.summary.median < strongest_median) {
+          record.strongest_baseline = name;
+          strongest_median = measured.summary.median;
+          record.speedup_vs_strongest = baseline.speedup;
+        }
+      }
+      record.baselines.push_back(baseline);
+    }
+    record.measured = true;
+  } catch (const std::exception& error) {
+    record.problem = "benchmark failed: " + describe_exception(error);
+  }
+  return record;
+}
+
+}  // namespace rkt

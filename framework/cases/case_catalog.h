@@ -1,0 +1,29 @@
+// The test cases one kernel expands into, by name and label. Shared by the gtest expansion,
+// `rkt list` and the ctest script so that all three agree.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "framework/cases/case_outcome.h"
+#include "rkt/registration.h"
+#include "rkt/task.h"
+
+namespace rkt {
+
+/// One test case of a kernel: gtest runs it as `<suite>.<name>`.
+struct KernelCase {
+  std::string suite;  ///< The kernel's full id, "task/kernel".
+  std::string name;   ///< e.g. "correctness_x3", "property_shapes".
+  std::string label;  ///< The ctest label group: "correctness" or "property".
+  std::function<CaseOutcome()> run;
+};
+
+/// The case groups (ctest labels besides the device), in the order they run.
+const std::vector<std::string>& case_labels();
+
+/// Every case `kernel` expands into. The kernel's task must be registered.
+std::vector<KernelCase> cases_of(const KernelSpec& kernel, const TaskSpec& task);
+
+}  // namespace rkt

@@ -1,0 +1,75 @@
+#include "framework/cases/case_selection.h"
+
+#include <sstream>
+
+#include "framework/cases/case_catalog.h"
+#include "rkt/registration.h"
+
+namespace rkt {
+namespace {
+
+// '*' and '?' glob matching, iterative with one backtrack point (linear for gtest-style patterns).
+bool glob_matches(const std::string& pattern, const std::string& text) {
+  std::size_t p = 0, t = 0, star = std::string::npos, resume = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
+      ++p;
+      ++t;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      resume = t;
+    } else if (star != std::string::npos) {
+      p = star + 1;
+      t = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
+bool matches_any(const std::string& patterns, const std::string& name) {
+  std::stringstream stream(patterns);
+  for (std::string pattern; std::getline(stream, pattern, ':');) {
+    if (glob_matches(pattern, name)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool matches_gtest_filter(const std::string& name, const std::string& filter) {
+  const std::size_t dash = filter.find('-');
+  std::string positive = filter.substr(0, dash);
+  const std::string negative = dash == std::string::npos ? "" : filter.substr(dash + 1);
+  if (positive.empty()) positive = "*";
+  return matches_any(positive, name) && !(negative.size() && matches_any(negative, name));
+}
+
+std::vector<std::string> selected_case_names(const std::string& kernel_fragment,
+                                             const std::string& filter) {
+  std::vector<std::string> names;
+  for (const KernelSpec* kernel : registered_kernels()) {
+    if (kernel->full_id().find(kernel_fragment) == std::string::npos) continue;
+    const TaskSpec* task = find_task(kernel->task_id());
+    if (task == nullptr) continue;
+    for (const KernelCase& kernel_case : cases_of(*kernel, *task)) {
+      const std::string name = kernel_case.suite + "." + kernel_case.name;
+      if (filter.empty() || matches_gtest_filter(name, filter)) names.push_back(name);
+    }
+  }
+  return names;
+}
+
+std::string case_selection_filter(const std::string& kernel_fragment, const std::string& filter) {
+  if (kernel_fragment.empty()) return filter.empty() ? "*" : filter;
+  if (filter.empty()) return "*" + kernel_fragment + "*.*";
+  std::string joined;
+  for (const std::string& name : selected_case_names(kernel_fragment, filter)) {
+    joined += (joined.empty() ? "" : ":") + name;
+  }
+  return joined;
+}
+
+}  // namespace rkt

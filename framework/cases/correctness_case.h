@@ -1,0 +1,65 @@
+// One correctness case: draw inputs, run the kernel, compare with the float64 reference.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "framework/cases/case_outcome.h"
+#include "framework/isolation/kernel_invocation.h"
+#include "rkt/registration.h"
+#include "rkt/task.h"
+
+namespace rkt {
+
+/// What a correctness case runs on: dims, the scale applied to floating inputs, and the seed.
+struct CaseInputs {
+  Dims dims;
+  double scale = 1;
+  std::uint64_t seed = 0;
+  std::string distribution;  ///< A name for messages, e.g. "x3" or "property scale".
+  /// When set, floating inputs are redrawn uniformly in [first, second) before scaling.
+  std::optional<std::pair<double, double>> value_range;
+};
+
+/// "distribution x3 (scale 3), dims B=37 N=300, seed 42": enough to reproduce the case.
+std::string describe_case(const CaseInputs& inputs);
+
+/// A case's inputs, drawn and on the kernel's device.
+struct PreparedCase {
+  std::vector<at::Tensor> host_inputs;    ///< As drawn; the kernel never sees these buffers.
+  std::vector<at::Tensor> device_inputs;  ///< Copies on the kernel's device, passed to the kernel.
+  std::vector<OutputSignature> signatures;
+};
+
+/// Draws the inputs of `inputs` for `kernel`. Throws with a message when the task cannot.
+PreparedCase prepare_case(const KernelSpec& kernel, const TaskSpec& task, const CaseInputs& inputs);
+
+/// Prepares inputs drawn elsewhere (a user property's generator): output signatures from the
+/// reference on meta tensors, copies for the kernel.
+PreparedCase prepare_given_inputs(const KernelSpec& kernel, const TaskSpec& task,
+                                  std::vector<at::Tensor> host_inputs);
+
+/// Runs the reference on fresh copies of `host_inputs` (after the kernel ran) and judges
+/// `outputs`. `where` prefixes every message.
+CaseOutcome judge_outputs(const KernelSpec& kernel, const TaskSpec& task, const std::string& where,
+                          const std::vector<at::Tensor>& host_inputs,
+                          const std::vector<OutputSignature>& signatures,
+                          const std::vector<at::Tensor>& outputs);
+
+/// The skipped outcome when `kernel`'s device is missing, else nullopt.
+std::optional<CaseOutcome> skip_if_device_missing(const KernelSpec& kernel);
+
+/// The details a program may read about a case on `inputs` (the seed only without a secret seed).
+CaseDetails case_details(const TaskSpec& task, const CaseInputs& inputs);
+
+/// Runs `kernel` once on `inputs` and judges every output. Never throws: a kernel exception or
+/// a malformed task becomes a failed outcome naming it.
+CaseOutcome run_correctness_case(const KernelSpec& kernel, const TaskSpec& task,
+                                 const CaseInputs& inputs);
+
+}  // namespace rkt

@@ -1,0 +1,30 @@
+// The integrity cases: one per gate, each built to catch a known way of gaming a benchmark.
+#pragma once
+
+#include <cstdint>
+
+#include "framework/cases/case_outcome.h"
+#include "rkt/registration.h"
+#include "rkt/task.h"
+
+namespace rkt {
+
+/// Runs `gate`'s case for `kernel` at the kernel's test dims. A waived gate is reported as
+/// skipped with the kernel's written reason. Never throws.
+CaseOutcome run_integrity_case(const KernelSpec& kernel, const TaskSpec& task, IntegrityGate gate);
+
+/// How long the CPU escaped-work check waits for late writes after the kernel returned.
+inline constexpr int kLateWriteWaitMilliseconds = 200;  // [ms]
+/// On CUDA, work is "escaped" when finishing it on the whole device takes longer than
+/// kEscapedWorkFactor x its time on the kernel's stream plus kEscapedWorkSlack.
+inline constexpr double kEscapedWorkFactor = 3.0;          // [x stream time]
+inline constexpr double kEscapedWorkSlackMilliseconds = 1.0;  // [ms]
+/// Timed calls of which the best must be within the bound (another process on the GPU delays
+/// some calls; work off the stream delays every one).
+inline constexpr int kEscapedWorkTimedCalls = 3;  // [calls]
+/// Calls compared by the determinism gate.
+inline constexpr int kDeterminismRuns = 3;  // [calls]
+/// The replay gate's last calls each change one element of each input in place.
+inline constexpr int kReplaySingleElementCalls = 3;  // [calls]
+
+}  // namespace rkt

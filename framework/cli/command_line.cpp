@@ -1,0 +1,406 @@
+#include "framework/cli/command_line.h"
+
+#include <gtest/gtest.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "framework/baselines/compiled_baseline.h"
+#include "framework/baselines/twin_agreement.h"
+#include "framework/benchmarks/google_benchmark_entries.h"
+#include "framework/cases/case_selection.h"
+#include "framework/cases/task_filter.h"
+#include "framework/cli/listing.h"
+#include "framework/inputs/hidden_inputs.h"
+#include "framework/inputs/seeding.h"
+#include "framework/registry/registry_validation.h"
+#include "framework/runs/baseline_table.h"
+#include "framework/runs/main_job.h"
+#include "framework/runs/run_comparison.h"
+#include "framework/runs/run_merge.h"
+#include "framework/runs/run_sharding.h"
+#include "framework/runtime/memory_scrub.h"
+#include "framework/supervision/case_records_json.h"
+#include "framework/supervision/gpu_pinning.h"
+#include "framework/supervision/gtest_expansion.h"
+#include "framework/supervision/supervisor.h"
+#include "framework/supervision/verdict_channel.h"
+#include "framework/supervision/worker_loan.h"
+#include "rkt/defaults.h"
+#include "rkt/registration.h"
+
+namespace rkt {
+namespace {
+
+constexpr const char* kUsage = R"(rkt: tests and benchmarks kernels so that they cannot cheat.
+
+Usage:
+  rkt list [--json]                 tasks, kernels, and the test cases each kernel expands into
+  rkt test [--kernel ID] [--filter GTEST_FILTER] [--timeout SECONDS] [--json]
+                                    runs cases, each kernel in its own supervised process;
+                                    --json: one record per case (status, message, dims,
+                                    scale, seed, config, reproduce) on standard output
+  rkt run [--out DIR] [--kernel ID] [--timeout SECONDS] [--shard I/N]
+                                    the main job: every kernel's cases, then a benchmark of
+                                    each kernel that passed them against its task's baselines;
+                                    writes DIR/results.json, report.md, report.html
+                                    (default DIR: runs/<UTC time>); exit 1 when a kernel fails
+  rkt compare BASE NEW [--tolerance PERCENT]
+                                    the merge gate: BASE and NEW are results.json files or run
+                                    folders; prints a Markdown table per kernel; exit 0: no
+                                    regression, 1: a kernel slower beyond the measured noise
+                                    (the medians' 95% intervals do not overlap, after widening
+                                    the base's by PERCENT, default %TOLERANCE%), or failing or
+                                    skipped in NEW, or NEW unfinished; 2: unreadable input
+  rkt merge --out DIR RUN...        combines the run folders of one sharded run (every shard
+                                    1/N..N/N, same seed) into DIR/results.json, report.md,
+                                    report.html; refuses (exit 2) overlaps, gaps, mismatches
+  rkt filter [--json]               judges every task: excluded from aggregates when a kernel
+                                    that does no real work passes it (or robust-kbench's
+                                    statistics find it degenerate), precision-blind when only
+                                    the reference in bf16 passes; counts per source, wall time
+  rkt catalog                       the task catalog in Markdown (docs/tasks.md)
+  rkt aoti-spec [--device cpu|cuda] what tools/aoti/build_packages.py builds for the compiled
+                                    baseline: each task's package path and input shapes (JSON)
+  rkt baselines [--out DIR] [--task ID[,ID...]] [--device cpu|cuda]
+                                    the baseline table: every task's eager fp32, eager TF32 and
+                                    compiled medians with 95% intervals, peak memory and the
+                                    physical floor; DIR/results.json, report.md, report.html,
+                                    rewritten after each task; a second run into the same DIR
+                                    measures only tasks not yet measured (default DIR:
+                                    runs/baselines-<UTC time>; device: cuda when visible)
+  rkt twin-inputs --dir DIR [--task ID]
+  rkt twin-check --dir DIR [--task ID]
+                                    the twin agreement check's two halves (run both through
+                                    tools/twins/check_twins.py): write each forward task's
+                                    inputs at the small dims on the four distributions; judge
+                                    the twins' outputs against the float64 reference
+  rkt bench [--benchmark_* flags]   Google Benchmark entries for every kernel and baseline
+                                    (e.g. --benchmark_filter=softmax --benchmark_out=b.json
+                                    --benchmark_out_format=json, for compare.py)
+  rkt --help
+
+  --kernel ID      only kernels whose "task/kernel" id contains ID
+  --filter F       a gtest filter over "task/kernel.case" names, e.g. "softmax/*.correctness_*"
+                   (with --kernel, only cases both select run)
+  --timeout S      a case silent for S seconds is killed as hung (default %TIMEOUT% s)
+  --shard I/N      run only shard I of N: the selected kernels sorted by id, those at
+                   positions I, I+N, I+2N, ... (docs/sharding.md); give every shard the same
+                   RKT_SEED, then rkt merge
+
+Environment:
+  RKT_SEED=N       reproduces a run's inputs (each run prints its seed)
+  RKT_SECRET_SEED=N  mixed into every seed; read once and removed from the environment
+  RKT_HIDDEN_SUITE=FILE  extra hidden cases (docs/threat_model.md); reports never show them
+  RKT_HIDDEN_VERBOSE=1   show hidden cases' details in failure messages
+  RKT_AOTI_CACHE=DIR     where compiled-baseline packages live (default ~/.cache/rkt/aoti)
+Benchmarks: samples until the median's relative noise is under %NOISE%%, at least %MIN_SAMPLES%
+  samples, within %CUDA_BUDGET% ms of timed work on a GPU (%CPU_BUDGET% ms on the CPU); caches flushed and
+  %INPUT_SETS% input sets rotated between samples; speedups with %CONFIDENCE%% bootstrap intervals.
+
+  RC_PARAMS=...    rapidcheck settings; a failing property prints the RC_PARAMS that replays it
+                   (default trials per property: %CPU_TRIALS% on CPU; on CUDA %CUDA_SMALL%
+                   small-shape trials within %CUDA_SECONDS% s plus %CUDA_FULL% at full size, and
+                   %CUDA_TRIALS% scale trials)
+)";
+
+std::string usage() {
+  std::string text = kUsage;
+  const auto replace = [&text](const std::string& key, const std::string& value) {
+    text.replace(text.find(key), key.size(), value);
+  };
+  replace("%TIMEOUT%", std::to_string(defaults::kKernelProcessTimeoutSeconds));
+  replace("%TOLERANCE%",
+          std::to_string(static_cast<int>(kCompareSlowdownTolerance * 100)) + "%");
+  replace("%CPU_TRIALS%", std::to_string(defaults::kPropertyTrialsCpu));
+  replace("%CUDA_SMALL%", std::to_string(defaults::kPropertySmallTrialsCuda));
+  replace("%CUDA_SECONDS%", std::to_string(static_cast<int>(defaults::kPropertySmallTrialsSecondsCuda)));
+  replace("%CUDA_FULL%", std::to_string(defaults::kPropertyFullSizeTrialsCuda));
+  replace("%CUDA_TRIALS%", std::to_string(defaults::kPropertyTrialsCuda));
+  replace("%NOISE%", std::to_string(static_cast<int>(defaults::kBenchmarkTargetNoise * 100)));
+  replace("%MIN_SAMPLES%", std::to_string(defaults::kBenchmarkMinSamples));
+  replace("%CUDA_BUDGET%", std::to_string(static_cast<int>(defaults::kBenchmarkBudgetMillisecondsCuda)));
+  replace("%CPU_BUDGET%", std::to_string(static_cast<int>(defaults::kBenchmarkBudgetMillisecondsCpu)));
+  replace("%INPUT_SETS%", std::to_string(defaults::kBenchmarkInputSets));
+  replace("%CONFIDENCE%", std::to_string(static_cast<int>(defaults::kSpeedupConfidence * 100)));
+  return text;
+}
+
+std::string own_executable(const char* argv0) {
+  char path[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
+  if (n <= 0) return argv0;
+  path[n] = '\0';
+  return path;
+}
+
+int usage_error(const std::string& message) {
+  std::cerr << "rkt: " << message << "\nRun 'rkt --help' for usage.\n";
+  return 2;
+}
+
+// The child side: plain gtest over the expanded cases, reporting through the verdict channel.
+int run_child(int argc, char** argv) {
+  poison_host_allocations();  // Freshly allocated host memory reads as NaN (integrity gate 1).
+  ::testing::InitGoogleTest(&argc, argv);
+  const bool supervised = install_verdict_reporter();
+  register_gtest_cases();
+  const int status = RUN_ALL_TESTS();
+  if (supervised) report_run_complete();
+  return status;
+}
+
+// An error saying that no kernel id contains `fragment`, with the nearest ids, else "".
+std::string unknown_kernel_error(const std::string& fragment) {
+  if (fragment.empty()) return "";
+  for (const KernelSpec* kernel : registered_kernels()) {
+    if (kernel->full_id().find(fragment) != std::string::npos) return "";
+  }
+  std::string message = "--kernel '" + fragment + "' matches none of the " +
+                        std::to_string(registered_kernels().size()) +
+                        " registered kernels (it selects ids \"task/kernel\" that contain it)";
+  const std::vector<std::string> near = closest_kernel_ids(fragment, 3);
+  for (std::size_t i = 0; i < near.size(); ++i) {
+    message += (i == 0 ? "; did you mean " : ", ") + ("'" + near[i] + "'");
+  }
+  return message + (near.empty() ? "; 'rkt list' shows them" : "?");
+}
+
+struct ParsedOptions {
+  bool json = false;
+  std::string ctest_file;
+  std::string kernel;
+  std::string filter;
+  std::string out;
+  std::string device = "cuda";
+  int timeout = 0;
+  ShardSpec shard;
+};
+
+// Parses "--name value" options; unknown flags are errors naming the flag.
+bool parse_options(const std::vector<std::string>& args, const std::vector<std::string>& allowed,
+                   ParsedOptions& options, std::string& error) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    const bool known =
+        std::find(allowed.begin(), allowed.end(), arg) != allowed.end();
+    if (!known) {
+      std::string takes;
+      for (const std::string& name : allowed) takes += (takes.empty() ? "" : ", ") + name;
+      error = "unknown option '" + arg + "'" +
+              (takes.empty() ? "; this command takes no options" : "; this command takes " + takes);
+      return false;
+    }
+    if (arg == "--json") {
+      options.json = true;
+      continue;
+    }
+    if (i + 1 >= args.size()) {
+      error = "option '" + arg + "' needs a value";
+      return false;
+    }
+    const std::string& value = args[++i];
+    if (arg == "--ctest") options.ctest_file = value;
+    if (arg == "--kernel") options.kernel = value;
+    if (arg == "--filter") options.filter = value;
+    if (arg == "--out") options.out = value;
+    if (arg == "--shard") {
+      try {
+        options.shard = parse_shard(value);
+      } catch (const std::invalid_argument& problem) {
+        error = problem.what();
+        return false;
+      }
+    }
+    if (arg == "--device") {
+      if (value != "cpu" && value != "cuda") {
+        error = "--device takes 'cpu' or 'cuda', not '" + value + "'";
+        return false;
+      }
+      options.device = value;
+    }
+    if (arg == "--timeout") {
+      try {
+        options.timeout = std::stoi(value);
+      } catch (const std::exception&) {
+        options.timeout = 0;
+      }
+      if (options.timeout <= 0) {
+        error = "--timeout takes a positive number of seconds, not '" + value + "'";
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels) {
+  // The judge holds the secrets: its /proc files and memory are closed to other processes of its
+  // user (a worker in particular), and it leaves no core dump.
+  prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  log_gpu_pinning(pin_gpu_from_ctest_resources());  // Before anything starts CUDA.
+  // --in-process (anywhere) selects the debugging mode through the environment, so that the
+  // supervised children this process starts follow it.
+  std::vector<char*> kept_arguments;
+  for (int i = 0; i < argc; ++i) {
+    if (i > 0 && std::string(argv[i]) == "--in-process") {
+      setenv(kIsolationVariable, "in-process", 1);
+    } else {
+      kept_arguments.push_back(argv[i]);
+    }
+  }
+  argc = static_cast<int>(kept_arguments.size());
+  kept_arguments.push_back(nullptr);
+  argv = kept_arguments.data();
+  // The commands that need no kernels answer before the kernel library loads (no worker starts,
+  // no secret is read): help, and the two that read result files.
+  if (argc >= 2) {
+    const std::string command = argv[1];
+    const std::vector<std::string> args(argv + 2, argv + argc);
+    if (command == "--help" || command == "-h" || command == "help") {
+      std::cout << usage();
+      return 0;
+    }
+    if (command == "compare") return run_compare_command(args);
+    if (command == "merge") return run_merge_command(args);
+  }
+  if (const std::string problem = load_kernel_library(kernels); !problem.empty()) {
+    std::cerr << "rkt: error: " << problem << "\n";
+    return 2;
+  }
+  const std::vector<std::string> errors = registry_errors();
+  if (!errors.empty()) {
+    for (const std::string& error : errors) std::cerr << "rkt: error: " << error << "\n";
+    return 2;
+  }
+  try {
+    hidden_inputs();  // Read once, and removed from the environment, before any kernel runs.
+  } catch (const std::invalid_argument& error) {
+    std::cerr << "rkt: error: " << error.what() << "\n";
+    return 2;
+  }
+  if (argc >= 2 && std::string(argv[1]) == "--rkt-child") {
+    // Drop our marker so gtest sees only its own flags.
+    std::vector<char*> child_argv = {argv[0]};
+    for (int i = 2; i < argc; ++i) child_argv.push_back(argv[i]);
+    int child_argc = static_cast<int>(child_argv.size());
+    child_argv.push_back(nullptr);
+    return run_child(child_argc, child_argv.data());
+  }
+  if (argc < 2) {
+    std::cerr << usage();
+    return 2;
+  }
+  const std::string command = argv[1];
+  const std::vector<std::string> args(argv + 2, argv + argc);
+  ParsedOptions options;
+  std::string error;
+  if (command == "list") {
+    if (!parse_options(args, {"--json", "--ctest"}, options, error)) return usage_error(error);
+    if (!options.ctest_file.empty()) {
+      std::ofstream out(options.ctest_file);
+      print_ctest_script(out, own_executable(argv[0]));
+      return out ? 0 : usage_error("cannot write '" + options.ctest_file + "'");
+    }
+    options.json ? print_listing_json(std::cout) : print_listing_text(std::cout);
+    return 0;
+  }
+  if (command == "test") {
+    if (!parse_options(args, {"--kernel", "--filter", "--timeout", "--json"}, options, error)) {
+      return usage_error(error);
+    }
+    if (const std::string unknown = unknown_kernel_error(options.kernel); !unknown.empty()) {
+      return usage_error(unknown);
+    }
+    SupervisionOptions supervision;
+    supervision.executable = own_executable(argv[0]);
+    // --kernel and --filter both apply: the cases of the chosen kernels that match the filter.
+    supervision.gtest_filter = case_selection_filter(options.kernel, options.filter);
+    if (supervision.gtest_filter.empty()) {
+      return usage_error("no case of the kernels matching '" + options.kernel +
+                         "' matches the filter '" + options.filter + "'");
+    }
+    if (options.timeout > 0) supervision.case_timeout_seconds = options.timeout;
+    // --json: standard output carries the JSON alone; the children's own output is not shown.
+    supervision.echo_child_output = !options.json;
+    (options.json ? std::cerr : std::cout)
+        << "rkt test: seed " << base_seed() << " (RKT_SEED=" << base_seed()
+        << " reproduces), filter " << (options.filter.empty() ? supervision.gtest_filter : options.filter)
+        << (options.kernel.empty() ? "" : ", kernels matching " + options.kernel)
+        << ", hidden inputs: " << hidden_inputs().summary() << "\nrkt test: kernels run "
+        << isolation_summary() << std::endl;
+    ::setenv("RKT_SEED", std::to_string(base_seed()).c_str(), 1);  // One seed for all children.
+    const SupervisedRun run = run_supervised_with_lent_worker(supervision);
+    if (options.json) {
+      std::cout << supervised_run_json(run, std::to_string(base_seed()), supervision.gtest_filter);
+    } else {
+      std::cout << "\n" << summarize(run);
+    }
+    return supervised_exit_code(run);
+  }
+  if (command == "filter" || command == "catalog") {
+    if (!parse_options(args, command == "filter" ? std::vector<std::string>{"--json"}
+                                                 : std::vector<std::string>{},
+                       options, error)) {
+      return usage_error(error);
+    }
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<TaskVerdict> verdicts;
+    for (const TaskSpec* task : registered_tasks()) verdicts.push_back(judge_task(*task));
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (command == "catalog") {
+      print_task_catalog(std::cout, verdicts);
+    } else if (options.json) {
+      std::cout << task_verdicts_json(verdicts, seconds);
+    } else {
+      std::cout << task_verdicts_text(verdicts, seconds);
+    }
+    return 0;
+  }
+  if (command == "aoti-spec") {
+    if (!parse_options(args, {"--device"}, options, error)) return usage_error(error);
+    print_compiled_spec(std::cout, options.device == "cpu" ? Device::cpu : Device::cuda);
+    return 0;
+  }
+  if (command == "twin-inputs") return run_twin_inputs_command(args);
+  if (command == "twin-check") return run_twin_check_command(args);
+  if (command == "baselines") return run_baselines_command(args);
+  if (command == "bench") {
+    std::vector<char*> bench_argv = {argv[0]};
+    for (int i = 2; i < argc; ++i) bench_argv.push_back(argv[i]);
+    int bench_argc = static_cast<int>(bench_argv.size());
+    bench_argv.push_back(nullptr);
+    return run_google_benchmark(bench_argc, bench_argv.data());
+  }
+  if (command == "run") {
+    if (!parse_options(args, {"--out", "--kernel", "--timeout", "--shard"}, options, error)) {
+      return usage_error(error);
+    }
+    if (const std::string unknown = unknown_kernel_error(options.kernel); !unknown.empty()) {
+      return usage_error(unknown);
+    }
+    ::setenv("RKT_SEED", std::to_string(base_seed()).c_str(), 1);
+    MainJobOptions job;
+    job.executable = own_executable(argv[0]);
+    job.output_directory = options.out;
+    job.kernel_filter = options.kernel;
+    job.case_timeout_seconds = options.timeout;
+    job.shard = options.shard;
+    return run_main_job(job);
+  }
+  return usage_error("unknown command '" + command +
+                     "'; commands: list, test, run, compare, merge, filter, catalog, aoti-spec, "
+                     "baselines, twin-inputs, twin-check, bench, --help");
+}
+
+}  // namespace rkt

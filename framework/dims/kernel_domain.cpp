@@ -1,0 +1,96 @@
+#include "framework/dims/kernel_domain.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "framework/dims/dim_resolution.h"
+
+namespace rkt {
+
+const DimRestriction* violated_restriction(const std::vector<DimRestriction>& restrictions,
+                                           const Dims& dims) {
+  for (const DimRestriction& restriction : restrictions) {
+    const auto found = dims.find(restriction.dim);
+    if (found != dims.end() && !restriction.admits(found->second)) return &restriction;
+  }
+  return nullptr;
+}
+
+std::string describe_restrictions(const std::vector<DimRestriction>& restrictions) {
+  std::string text;
+  for (const DimRestriction& restriction : restrictions) {
+    text += (text.empty() ? "" : ", ") + restriction.describe();
+  }
+  return text;
+}
+
+DimRange restrict_range(DimRange range, const std::string& dim,
+                        const std::vector<DimRestriction>& restrictions) {
+  for (const DimRestriction& restriction : restrictions) {
+    if (restriction.dim != dim) continue;
+    switch (restriction.kind) {
+      case DimRestriction::Kind::multiple_of:
+        if (restriction.value > 0) range.step = std::lcm(range.step, restriction.value);
+        break;
+      case DimRestriction::Kind::at_least: range.min = std::max(range.min, restriction.value); break;
+      case DimRestriction::Kind::at_most: range.max = std::min(range.max, restriction.value); break;
+    }
+  }
+  if (range.step > 1) {
+    range.min = (range.min + range.step - 1) / range.step * range.step;
+    range.max = range.max / range.step * range.step;
+  }
+  range.max = std::max(range.min, range.max);  // Validation reports an empty domain first.
+  range.test_size = std::clamp(range.test_size, range.min, range.max);
+  return range;
+}
+
+std::vector<std::string> supported_dims_errors(const KernelSpec& kernel, const TaskSpec& task) {
+  std::vector<std::string> errors;
+  const std::string who = "kernel '" + kernel.full_id() + "' (" + kernel.file() + ":" +
+                          std::to_string(kernel.line()) + ")";
+  for (const std::string& error : kernel.declaration_errors()) errors.push_back(who + ": " + error);
+  const Dims& declared = task.test_dims(kernel.device());
+  for (const DimRestriction& restriction : kernel.supported_dims()) {
+    const std::string says = who + " declares \"" + restriction.describe() + "\"";
+    if (declared.count(restriction.dim) == 0) {
+      errors.push_back(says + ", but task '" + task.id() + "' has no dim '" + restriction.dim + "'");
+    } else if (restriction.value < 1) {
+      errors.push_back(says + ": the number must be at least 1");
+    }
+  }
+  if (!errors.empty()) return errors;
+  // A domain left empty by the restrictions together (e.g. N >= 100 and N <= 50).
+  for (const auto& [dim, domain] : task.domains()) {
+    std::int64_t low = domain.min, high = domain.max, step = 1;
+    for (const DimRestriction& restriction : kernel.supported_dims()) {
+      if (restriction.dim != dim) continue;
+      switch (restriction.kind) {
+        case DimRestriction::Kind::multiple_of: step = std::lcm(step, restriction.value); break;
+        case DimRestriction::Kind::at_least: low = std::max(low, restriction.value); break;
+        case DimRestriction::Kind::at_most: high = std::min(high, restriction.value); break;
+      }
+    }
+    if ((low + step - 1) / step * step > high) {
+      errors.push_back(who + " declares \"" + describe_restrictions(kernel.supported_dims()) +
+                       "\", which leaves no size of " + dim + " in task '" + task.id() +
+                       "''s domain [" + std::to_string(domain.min) + ", " +
+                       std::to_string(domain.max) + "]");
+    }
+  }
+  // Every config's test dims: the kernel's correctness cases, gates and benchmark run there.
+  for (std::size_t index = 0; index < task.configs().size(); ++index) {
+    const TaskSpec& configured = task.configured(index);
+    const Dims& dims = configured.test_dims(kernel.device());
+    if (const DimRestriction* violated = violated_restriction(kernel.supported_dims(), dims)) {
+      errors.push_back(who + " declares \"" + violated->describe() + "\", but task '" + task.id() +
+                       "' tests and benchmarks " + to_string(kernel.device()) + " kernels at " +
+                       format_dims(dims) +
+                       (task.configs().size() > 1 ? " (config " + configured.config_name() + ")" : "") +
+                       ": a kernel must support the task's own sizes");
+    }
+  }
+  return errors;
+}
+
+}  // namespace rkt

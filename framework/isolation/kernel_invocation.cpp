@@ -1,0 +1,94 @@
+#include "framework/isolation/kernel_invocation.h"
+
+#include <ATen/ATen.h>
+
+#include <limits>
+#include <stdexcept>
+
+#include "framework/isolation/kernel_library.h"
+#include "framework/runtime/device_support.h"
+#include "framework/runtime/kernel_execution.h"
+#include "framework/runtime/torch_bridge.h"
+
+namespace rkt {
+
+
+std::vector<at::Tensor> meta_copies(const std::vector<at::Tensor>& tensors) {
+  std::vector<at::Tensor> meta;
+  for (const at::Tensor& tensor : tensors) {
+    meta.push_back(at::empty(tensor.sizes(), tensor.options().device(at::kMeta)));
+  }
+  return meta;
+}
+
+std::vector<OutputSignature> infer_output_signatures(const TaskSpec& task,
+                                                     const std::vector<at::Tensor>& inputs,
+                                                     Device device) {
+  std::vector<at::Tensor> outputs;
+  try {
+    outputs = task.reference()(meta_copies(inputs));
+  } catch (const c10::Error&) {
+    std::vector<at::Tensor> zero_inputs;
+    for (const at::Tensor& input : inputs) {
+      zero_inputs.push_back(at::zeros(input.sizes(), input.options().device(to_torch_device(device))));
+    }
+    outputs = task.reference()(zero_inputs);
+  }
+  if (outputs.size() != task.output_names().size()) {
+    throw std::invalid_argument("task '" + task.id() + "': the reference returns " +
+                                std::to_string(outputs.size()) + " tensors but the task names " +
+                                std::to_string(task.output_names().size()) + " outputs");
+  }
+  std::vector<OutputSignature> signatures;
+  for (const at::Tensor& output : outputs) {
+    signatures.push_back({output.sizes().vec(), output.scalar_type()});
+  }
+  return signatures;
+}
+
+void poison_output(const at::Tensor& output) {
+  if (at::isFloatingType(output.scalar_type())) {
+    output.fill_(std::numeric_limits<double>::quiet_NaN());
+  } else {
+    output.fill_(std::numeric_limits<std::int64_t>::min());
+  }
+}
+
+std::vector<at::Tensor> allocate_poisoned_outputs(const std::vector<OutputSignature>& signatures,
+                                                  Device device) {
+  std::vector<at::Tensor> outputs;
+  for (const OutputSignature& signature : signatures) {
+    outputs.push_back(at::empty(
+        signature.sizes, at::TensorOptions().dtype(signature.dtype).device(to_torch_device(device))));
+    poison_output(outputs.back());
+  }
+  return outputs;
+}
+
+KernelRun invoke_kernel(const KernelSpec& kernel, const std::vector<at::Tensor>& inputs,
+                        const std::vector<OutputSignature>& signatures) {
+  if (runs_in_worker(kernel)) return invoke_in_worker(kernel, inputs, signatures);
+  KernelStreamScope stream_scope(kernel.device());
+  KernelRun run;
+  // Queued on the kernel's stream, so the poison lands before the kernel starts.
+  if (!kernel.returns_tensors()) run.outputs = allocate_poisoned_outputs(signatures, kernel.device());
+  ExecutedCall executed = execute_kernel(kernel, inputs, run.outputs, stream_scope);
+  if (kernel.returns_tensors()) run.outputs = std::move(executed.returned);
+  run.operators = std::move(executed.operators);
+  run.stream_milliseconds = executed.stream_milliseconds;
+  run.call_start = executed.call_start;
+  return run;
+}
+
+std::vector<at::Tensor> run_reference_float64(const TaskSpec& task,
+                                              const std::vector<at::Tensor>& inputs,
+                                              Device device) {
+  std::vector<at::Tensor> copies;
+  for (const at::Tensor& input : inputs) {
+    at::Tensor copy = input.to(to_torch_device(device), /*non_blocking=*/false, /*copy=*/true);
+    copies.push_back(copy.is_floating_point() ? copy.to(at::kDouble) : copy);
+  }
+  return task.reference()(copies);
+}
+
+}  // namespace rkt

@@ -1,0 +1,71 @@
+// Calling a registered kernel: outputs allocated and poisoned, the stream chosen, errors caught.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "framework/runtime/kernel_execution.h"
+#include "rkt/registration.h"
+#include "rkt/task.h"
+
+namespace rkt {
+
+/// The shape and dtype of one output, learned by running the reference on meta tensors.
+struct OutputSignature {
+  std::vector<std::int64_t> sizes;
+  c10::ScalarType dtype = c10::kFloat;
+};
+
+/// Tensors of the same shapes and dtypes on the meta device (no data).
+std::vector<at::Tensor> meta_copies(const std::vector<at::Tensor>& tensors);
+
+/// Runs `task`'s reference on meta copies of `inputs` (no data is touched). Operators without a
+/// meta kernel (aten::relu, ...) fall back to a run on zeros on `device`: still no expected
+/// values are ever computed before the kernel runs.
+std::vector<OutputSignature> infer_output_signatures(const TaskSpec& task,
+                                                     const std::vector<at::Tensor>& inputs,
+                                                     Device device);
+
+/// Fills `output` with the poison: NaN for floating types, the most negative value otherwise.
+void poison_output(const at::Tensor& output);
+
+/// Tensors of `signatures` on `device`, every floating element NaN and every integer element
+/// the most negative value, so an element the kernel never writes cannot pass as a result.
+std::vector<at::Tensor> allocate_poisoned_outputs(const std::vector<OutputSignature>& signatures,
+                                                  Device device);
+
+/// What one kernel call produced and did.
+struct KernelRun {
+  std::vector<at::Tensor> outputs;
+  /// ATen operators dispatched (on any thread) while the kernel function ran: name -> count.
+  std::map<std::string, int> operators;
+  /// Time of the call on the kernel's stream (CUDA events), or host time on the CPU.
+  double stream_milliseconds = 0;  // [ms]
+  /// When the kernel function was entered (after the scrub and poison work had completed).
+  std::chrono::steady_clock::time_point call_start;
+  /// Isolated mode: device memory the call added at its peak, measured by the worker, with the
+  /// preallocated outputs added (-1 on the CPU or in-process).
+  double peak_memory_bytes = -1;  // [bytes]
+  /// Isolated mode on CUDA: entering the kernel to a device-wide synchronisation, measured by the
+  /// worker (-1 when not measured).
+  double device_milliseconds = -1;  // [ms]
+};
+
+/// Calls `kernel` on `inputs` (already on the kernel's device) and returns its outputs once they
+/// are complete on the stream the kernel was given (that stream only: never a device-wide
+/// synchronisation). Before the call, free device memory is scrubbed to NaN and view-form outputs
+/// are poisoned. Exceptions from the kernel propagate.
+KernelRun invoke_kernel(const KernelSpec& kernel, const std::vector<at::Tensor>& inputs,
+                        const std::vector<OutputSignature>& signatures);
+
+/// Runs `task`'s reference in float64 on copies of `inputs` made on `device` (index inputs keep
+/// their dtype). Outputs stay on `device`.
+std::vector<at::Tensor> run_reference_float64(const TaskSpec& task,
+                                              const std::vector<at::Tensor>& inputs,
+                                              Device device);
+
+}  // namespace rkt

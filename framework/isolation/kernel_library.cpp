@@ -1,0 +1,287 @@
+#include "framework/isolation/kernel_library.h"
+
+#include <ATen/ATen.h>
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <stdexcept>
+
+#include "framework/isolation/shared_tensors.h"
+#include "framework/isolation/worker_process.h"
+#include "framework/runtime/device_support.h"
+#include "framework/runtime/torch_bridge.h"
+#include "rkt/defaults.h"
+
+namespace rkt {
+
+KernelSpec& adopt_kernel(const KernelSpec& kernel);  // framework/kernel_api/kernel_registry.cpp
+
+namespace {
+
+struct LibraryState {
+  WorkerLaunch launch;
+  std::unique_ptr<WorkerProcess> worker;
+  std::unique_ptr<WorkerProcess> spare;  // started ahead, lent next (keep_spare_worker)
+  bool keep_spare = false;
+  std::map<const KernelSpec*, std::uint32_t> worker_index;  // kernels that run in the worker
+  std::string sandbox;
+  std::vector<std::string> kernel_ids;  // as the first worker described them, in order
+};
+
+LibraryState& state() {
+  static LibraryState* instance = new LibraryState;
+  return *instance;
+}
+
+[[noreturn]] void remote_stub(KernelCall&) {
+  throw std::logic_error("a kernel of an isolated library runs only in its worker process");
+}
+
+std::vector<std::string> ids_of(const wire::DescribeReply& description) {
+  std::vector<std::string> ids;
+  for (const auto& kernel : description.kernels) ids.push_back(kernel.task_id + "/" + kernel.kernel_id);
+  return ids;
+}
+
+std::string load_in_process(const std::string& library) {
+  void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) return std::string("could not load the kernel library: ") + dlerror();
+  using KernelListFunction = void (*)(std::vector<KernelSpec*>*);
+  auto list = reinterpret_cast<KernelListFunction>(dlsym(handle, "rkt_kernel_library_kernels"));
+  if (list == nullptr) return library + " is not a kernel library (no rkt_kernel_library_kernels)";
+  std::vector<KernelSpec*> kernels;
+  list(&kernels);
+  for (const KernelSpec* kernel : kernels) adopt_kernel(*kernel);
+  return "";
+}
+
+// The worker a parent judge lent this process, adopted; nullptr when none was lent, it serves
+// another library, or it did not answer (then this process starts its own).
+std::unique_ptr<WorkerProcess> adopt_lent_worker(const std::string& library) {
+  const char* socket_text = std::getenv(kLentWorkerSocketVariable);
+  const char* pid_text = std::getenv(kLentWorkerPidVariable);
+  const char* lent_library = std::getenv(kLentWorkerLibraryVariable);
+  const bool lent = socket_text && pid_text && lent_library && library == lent_library;
+  const int socket = socket_text ? std::atoi(socket_text) : -1;
+  const pid_t pid = pid_text ? static_cast<pid_t>(std::atol(pid_text)) : -1;
+  // Lent to this process only: its own children start or adopt their own.
+  ::unsetenv(kLentWorkerSocketVariable);
+  ::unsetenv(kLentWorkerPidVariable);
+  ::unsetenv(kLentWorkerLibraryVariable);
+  if (!lent || socket < 0 || pid <= 0) {
+    if (socket_text && socket >= 0) ::close(socket);  // Lent for another library: not ours to keep.
+    return nullptr;
+  }
+  try {
+    return WorkerProcess::adopt(socket, pid, defaults::kWorkerAdoptTimeoutSeconds);
+  } catch (const WorkerFailure& failure) {
+    std::fprintf(stderr, "rkt: %s; starting a worker of its own\n", failure.what());
+    return nullptr;
+  }
+}
+
+}  // namespace
+
+IsolationMode isolation_mode() {
+  const char* mode = std::getenv(kIsolationVariable);
+  return mode != nullptr && std::string(mode) == "in-process" ? IsolationMode::in_process
+                                                              : IsolationMode::isolated;
+}
+
+std::string isolation_summary() {
+  if (isolation_mode() == IsolationMode::in_process) {
+    return "in-process (debugging mode: kernels ran inside the judge's process, so the verdicts "
+           "are not protected from them)";
+  }
+  return "isolated (kernels ran in sandboxed worker processes; " +
+         (state().sandbox.empty() ? std::string("no worker was started") : state().sandbox) + ")";
+}
+
+std::string load_kernel_library(const KernelLibraryLocation& location) {
+  LibraryState& library = state();
+  library.launch.library = location.library;
+  if (const char* chosen = std::getenv(kKernelLibraryVariable); chosen && *chosen) {
+    library.launch.library = chosen;
+  }
+  library.launch.executable = location.worker;
+  const char* chroot = std::getenv(kWorkerChrootVariable);
+  library.launch.change_root = !(chroot != nullptr && std::string(chroot) == "0");
+  if (library.launch.library.empty()) return "";
+  if (isolation_mode() == IsolationMode::in_process) return load_in_process(library.launch.library);
+  try {
+    library.worker = adopt_lent_worker(library.launch.library);
+    if (!library.worker) library.worker = std::make_unique<WorkerProcess>(library.launch);
+  } catch (const WorkerFailure& failure) {
+    return std::string("could not start a worker for ") + library.launch.library + ": " + failure.what();
+  }
+  const wire::DescribeReply& description = library.worker->description();
+  if (!description.load_error.empty()) return description.load_error;
+  library.sandbox = description.sandbox;
+  library.kernel_ids = ids_of(description);
+  for (std::uint32_t i = 0; i < description.kernels.size(); ++i) {
+    const wire::KernelDescription& kernel = description.kernels[i];
+    KernelSpec& spec = register_kernel(kernel.task_id, kernel.kernel_id, {remote_stub, false},
+                                       kernel.device, kernel.file.c_str(), static_cast<int>(kernel.line));
+    spec.precision(kernel.precision).describe(kernel.description);
+    spec.allow_operators(kernel.allowed_operators);
+    for (const auto& [gate, reason] : kernel.waived_gates) spec.waive_gate(gate, reason);
+    for (const DimRestriction& restriction : kernel.supported_dims) spec.supports(restriction);
+    for (const std::string& error : kernel.declaration_errors) spec.add_declaration_error(error);
+    library.worker_index[&spec] = i;
+  }
+  return "";
+}
+
+bool runs_in_worker(const KernelSpec& kernel) { return state().worker_index.count(&kernel) != 0; }
+
+std::uint32_t worker_kernel_index(const KernelSpec& kernel) { return state().worker_index.at(&kernel); }
+
+WorkerProcess& current_worker() {
+  LibraryState& library = state();
+  if (!library.worker) {
+    library.worker = std::make_unique<WorkerProcess>(library.launch);
+    if (ids_of(library.worker->description()) != library.kernel_ids) {
+      library.worker.reset();
+      throw WorkerFailure("a fresh worker described different kernels than the first one");
+    }
+  }
+  return *library.worker;
+}
+
+LentWorker lend_worker() {
+  LentWorker lent;
+  LibraryState& library = state();
+  if (isolation_mode() != IsolationMode::isolated || library.launch.library.empty()) return lent;
+  // Not on a GPU machine yet: a worker's CUDA context kept across judges (IPC handles of judges
+  // that have ended, a context after a fault) has not been run on the H200; there each child
+  // starts its own worker, as in the recorded runs.
+  if (device_available(Device::cuda)) return lent;
+  if (library.worker && !library.worker->adopted() && !library.worker->running()) discard_worker();
+  try {
+    if (!library.worker && library.spare && library.spare->running()) {
+      library.worker = std::move(library.spare);
+    }
+    if (library.spare && !library.spare->running()) library.spare.reset();
+    if (library.keep_spare && !library.spare) {
+      library.spare = WorkerProcess::launch_for_lending(library.launch);
+    }
+    WorkerProcess& worker = library.worker ? *library.worker : current_worker();
+    lent.socket = worker.inheritable_socket();
+    if (lent.socket < 0) return lent;
+    ::setenv(kLentWorkerSocketVariable, std::to_string(lent.socket).c_str(), 1);
+    ::setenv(kLentWorkerPidVariable, std::to_string(worker.pid()).c_str(), 1);
+    ::setenv(kLentWorkerLibraryVariable, library.launch.library.c_str(), 1);
+  } catch (const WorkerFailure&) {
+    // Nothing lent: each child starts its own worker, as without a loan.
+  }
+  return lent;
+}
+
+void keep_spare_worker(bool keep) { state().keep_spare = keep; }
+
+void return_worker(LentWorker& lent, bool reusable) {
+  ::unsetenv(kLentWorkerSocketVariable);
+  ::unsetenv(kLentWorkerPidVariable);
+  ::unsetenv(kLentWorkerLibraryVariable);
+  if (lent.socket < 0) return;
+  ::close(lent.socket);
+  lent.socket = -1;
+  if (!reusable) discard_worker();
+}
+
+void discard_worker() {
+  if (state().worker && state().worker->adopted()) state().worker->kill_now();
+  state().worker.reset();
+  release_confirmed();  // A dead worker holds no mapping any more.
+}
+
+at::Tensor copy_for_kernel(const at::Tensor& tensor, const KernelSpec& kernel) {
+  if (runs_in_worker(kernel)) return shared_copy(tensor, kernel.device());
+  return tensor.to(to_torch_device(kernel.device()), /*non_blocking=*/false, /*copy=*/true);
+}
+
+at::Tensor allocate_for_kernel(at::IntArrayRef sizes, c10::ScalarType dtype, const KernelSpec& kernel) {
+  if (runs_in_worker(kernel)) return allocate_shared_tensor(sizes, dtype, kernel.device());
+  return at::empty(sizes, at::TensorOptions().dtype(dtype).device(to_torch_device(kernel.device())));
+}
+
+
+KernelRun invoke_in_worker(const KernelSpec& kernel, const std::vector<at::Tensor>& inputs,
+                           const std::vector<OutputSignature>& signatures) {
+  KernelRun run;
+  std::vector<at::Tensor> outputs;
+  for (const OutputSignature& signature : signatures) {
+    outputs.push_back(allocate_for_kernel(signature.sizes, signature.dtype, kernel));
+    poison_output(outputs.back());
+  }
+  std::vector<at::Tensor> staged;  // inputs as the worker sees them
+  for (const at::Tensor& input : inputs) {
+    staged.push_back(locate_shared(input) ? input : shared_copy(input, kernel.device()));
+  }
+  synchronize_device(kernel.device());  // The poison and the staged inputs are in place.
+  wire::Request request;
+  request.kind = wire::RequestKind::call;
+  request.kernel = worker_kernel_index(kernel);
+  request.released = take_released_buffers();
+  std::vector<SharedLocationRef> buffers;
+  wire::ArgumentSet arguments;
+  for (const auto* group : {&staged, &outputs}) {
+    for (const at::Tensor& tensor : *group) {
+      const SharedLocation location = *locate_shared(tensor);
+      buffers.push_back({location.buffer, location.fd});
+      (group == &staged ? arguments.inputs : arguments.outputs).push_back(tensor_reference(tensor, location));
+    }
+  }
+  request.sets.push_back(arguments);
+  wire::Reply reply;
+  try {
+    reply = current_worker().ask(request, buffers, defaults::kWorkerReplyTimeoutSeconds);
+  } catch (const WorkerFailure&) {
+    discard_worker();
+    throw;
+  }
+  if (reply.device_lost) discard_worker();
+  release_confirmed();
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (!staged[i].is_same(inputs[i])) inputs[i].copy_(staged[i]);
+  }
+  if (!reply.ok) throw std::runtime_error(reply.error);
+  run.outputs = std::move(outputs);
+  run.operators = std::move(reply.operators);
+  run.stream_milliseconds = reply.stream_milliseconds;
+  run.device_milliseconds = reply.device_milliseconds;
+  if (reply.peak_memory_bytes >= 0) {
+    run.peak_memory_bytes = reply.peak_memory_bytes;
+    if (!kernel.returns_tensors()) {
+      for (const at::Tensor& output : run.outputs) run.peak_memory_bytes += static_cast<double>(output.nbytes());
+    }
+  }
+  run.call_start = std::chrono::steady_clock::now() -
+                   std::chrono::microseconds(static_cast<long>(reply.stream_milliseconds * 1000));
+  return run;
+}
+
+void synchronize_kernel_device(const KernelSpec& kernel) {
+  synchronize_device(kernel.device());
+  if (!runs_in_worker(kernel)) return;
+  wire::Request request;
+  request.kind = wire::RequestKind::synchronize;
+  request.released = take_released_buffers();
+  try {
+    const wire::Reply reply = current_worker().ask(request, {}, defaults::kWorkerReplyTimeoutSeconds);
+    if (reply.device_lost) {
+      discard_worker();
+      throw std::runtime_error(reply.error);
+    }
+  } catch (const WorkerFailure&) {
+    discard_worker();
+    throw;
+  }
+  release_confirmed();
+}
+
+}  // namespace rkt

@@ -1,0 +1,152 @@
+#include "framework/isolation/shared_tensors.h"
+
+#include <ATen/ATen.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+
+#include "framework/runtime/torch_bridge.h"
+
+#if RKT_WITH_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+namespace rkt {
+namespace {
+
+struct Allocation {
+  wire::SharedBuffer buffer;
+  int fd = -1;
+};
+
+struct Registry {
+  std::mutex mutex;
+  std::map<std::uintptr_t, Allocation> by_base;  // keyed by the allocation's first byte
+  std::vector<std::uint64_t> released;
+  std::vector<void*> cuda_to_free;  // freed once the worker has closed its handles
+  // Unique across the judge processes that may share one worker (an adopted worker keeps no
+  // mapping of an earlier judge, but ids never collide either way).
+  std::uint64_t next_id = (static_cast<std::uint64_t>(::getpid()) << 32) | 1;
+};
+
+Registry& registry() {
+  static Registry* instance = new Registry;  // never destroyed: deleters may run at exit
+  return *instance;
+}
+
+void release(void* base) {
+  Registry& shared = registry();
+  std::lock_guard<std::mutex> lock(shared.mutex);
+  const auto found = shared.by_base.find(reinterpret_cast<std::uintptr_t>(base));
+  if (found == shared.by_base.end()) return;
+  const Allocation allocation = found->second;
+  shared.by_base.erase(found);
+  shared.released.push_back(allocation.buffer.id);
+  if (allocation.buffer.device == Device::cpu) {
+    munmap(base, allocation.buffer.bytes);
+    close(allocation.fd);
+  } else {
+    shared.cuda_to_free.push_back(base);
+  }
+}
+
+}  // namespace
+
+at::Tensor allocate_shared_tensor(at::IntArrayRef sizes, c10::ScalarType dtype, Device device) {
+  std::int64_t elements = 1;
+  for (std::int64_t size : sizes) elements *= size;
+  const std::uint64_t bytes =
+      std::max<std::uint64_t>(1, static_cast<std::uint64_t>(elements) * c10::elementSize(dtype));
+  Allocation allocation;
+  allocation.buffer.bytes = bytes;
+  allocation.buffer.device = device;
+  void* base = nullptr;
+  if (device == Device::cpu) {
+    allocation.fd = memfd_create("rkt-shared-tensor", MFD_CLOEXEC);
+    if (allocation.fd < 0 || ftruncate(allocation.fd, static_cast<off_t>(bytes)) != 0) {
+      throw std::runtime_error(std::string("could not create shared memory: ") + std::strerror(errno));
+    }
+    base = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, allocation.fd, 0);
+    if (base == MAP_FAILED) {
+      close(allocation.fd);
+      throw std::runtime_error(std::string("could not map shared memory: ") + std::strerror(errno));
+    }
+  } else {
+#if RKT_WITH_CUDA
+    cudaError_t status = cudaMalloc(&base, bytes);
+    if (status != cudaSuccess) {
+      throw std::runtime_error(std::string("cudaMalloc of a shared buffer failed: ") + cudaGetErrorString(status));
+    }
+    cudaIpcMemHandle_t handle;
+    status = cudaIpcGetMemHandle(&handle, base);
+    if (status != cudaSuccess) {
+      cudaFree(base);
+      throw std::runtime_error(std::string("cudaIpcGetMemHandle failed: ") + cudaGetErrorString(status));
+    }
+    allocation.buffer.cuda_ipc_handle.assign(reinterpret_cast<const char*>(&handle), sizeof handle);
+#else
+    throw std::runtime_error("this build has no CUDA support");
+#endif
+  }
+  {
+    Registry& shared = registry();
+    std::lock_guard<std::mutex> lock(shared.mutex);
+    allocation.buffer.id = shared.next_id++;
+    shared.by_base[reinterpret_cast<std::uintptr_t>(base)] = allocation;
+  }
+  return at::from_blob(base, sizes, [](void* data) { release(data); },
+                       at::TensorOptions().dtype(dtype).device(to_torch_device(device)));
+}
+
+at::Tensor shared_copy(const at::Tensor& tensor, Device device) {
+  at::Tensor copy = allocate_shared_tensor(tensor.sizes(), tensor.scalar_type(), device);
+  copy.copy_(tensor);
+  return copy;
+}
+
+std::optional<SharedLocation> locate_shared(const at::Tensor& tensor) {
+  Registry& shared = registry();
+  std::lock_guard<std::mutex> lock(shared.mutex);
+  const auto address = reinterpret_cast<std::uintptr_t>(tensor.data_ptr());
+  auto found = shared.by_base.upper_bound(address);
+  if (found == shared.by_base.begin()) return std::nullopt;
+  --found;
+  if (address >= found->first + found->second.buffer.bytes) return std::nullopt;
+  return SharedLocation{found->second.buffer, found->second.fd, address - found->first};
+}
+
+wire::TensorRef tensor_reference(const at::Tensor& tensor, const SharedLocation& location) {
+  wire::TensorRef ref;
+  ref.buffer = location.buffer.id;
+  ref.offset_bytes = location.offset_bytes;
+  ref.sizes = tensor.sizes().vec();
+  ref.strides = tensor.strides().vec();
+  ref.dtype = to_dtype(tensor.scalar_type());
+  ref.device = to_device(tensor.device());
+  return ref;
+}
+
+std::vector<std::uint64_t> take_released_buffers() {
+  Registry& shared = registry();
+  std::lock_guard<std::mutex> lock(shared.mutex);
+  return std::exchange(shared.released, {});
+}
+
+void release_confirmed() {
+  std::vector<void*> to_free;
+  {
+    Registry& shared = registry();
+    std::lock_guard<std::mutex> lock(shared.mutex);
+    to_free = std::exchange(shared.cuda_to_free, {});
+  }
+#if RKT_WITH_CUDA
+  for (void* base : to_free) cudaFree(base);
+#endif
+}
+
+}  // namespace rkt

@@ -1,0 +1,225 @@
+#include "framework/runs/main_job.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+#include "framework/base/file_access.h"
+#include "framework/benchmarks/benchmark_files.h"
+#include "framework/cases/task_filter.h"
+#include "framework/inputs/hidden_inputs.h"
+#include "framework/inputs/seeding.h"
+#include "framework/isolation/kernel_library.h"
+#include "framework/runs/run_folder.h"
+#include "framework/runs/run_report.h"
+#include "framework/runs/run_sharding.h"
+#include "framework/runtime/device_support.h"
+#include "framework/supervision/worker_loan.h"
+#include "rkt/registration.h"
+#include "rkt/task.h"
+
+namespace rkt {
+namespace {
+
+std::string utc_time(const char* format) {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  std::ostringstream text;
+  text << std::put_time(&utc, format);
+  return text.str();
+}
+
+// "12 s", "3 min 20 s", "1 h 05 min": durations people read in a progress line.
+std::string duration_text(double seconds) {
+  const long whole = std::lround(seconds);
+  std::ostringstream text;
+  if (whole < 60) {
+    text << whole << " s";
+  } else if (whole < 3600) {
+    text << whole / 60 << " min " << whole % 60 << " s";
+  } else {
+    text << whole / 3600 << " h " << std::setw(2) << std::setfill('0') << (whole % 3600) / 60
+         << " min";
+  }
+  return text.str();
+}
+
+// One kernel's outcome in a line: verdict, case counts, the median when measured.
+std::string outcome_text(const KernelReport& entry) {
+  std::ostringstream text;
+  text << entry.verdict() << " (" << entry.cases.count("passed") << " passed, "
+       << entry.cases.count("failed") + entry.cases.count("crashed") << " failed, "
+       << entry.cases.count("skipped") << " skipped";
+  if (entry.benchmark.measured) {
+    text << "; median " << std::setprecision(4) << entry.benchmark.time.median << " ms";
+  }
+  text << ")";
+  return text.str();
+}
+
+SupervisionOptions supervision_for(const MainJobOptions& options, const std::string& filter) {
+  SupervisionOptions supervision;
+  supervision.executable = options.executable;
+  supervision.gtest_filter = filter;
+  supervision.extra_args = {"--gtest_brief=1"};
+  supervision.echo_child_output = false;
+  if (options.case_timeout_seconds > 0) {
+    supervision.case_timeout_seconds = options.case_timeout_seconds;
+  }
+  return supervision;
+}
+
+}  // namespace
+
+int run_main_job(const MainJobOptions& options) {
+  const std::string directory = options.output_directory.empty()
+                                    ? "runs/" + utc_time("%Y%m%dT%H%M%SZ")
+                                    : options.output_directory;
+  const std::string scratch = directory + "/benchmarks";
+  try {
+    make_directories(directory);
+    make_directories(scratch);
+  } catch (const std::runtime_error& error) {
+    std::cerr << "rkt run: " << error.what() << " for the run's results (--out)\n";
+    return 2;
+  }
+  // A terminal gets a progress line before each kernel (done/total, elapsed, estimate); a log
+  // (CI, a pipe, a file) gets one plain line per finished kernel and nothing that redraws.
+  const bool terminal = ::isatty(1) && std::getenv("CI") == nullptr;
+
+  const std::vector<const KernelSpec*> selected = selected_kernels(options.kernel_filter);
+  const std::vector<const KernelSpec*> kernels = shard_share(selected, options.shard);
+  RunReport report;
+  report.started_utc = utc_time("%Y-%m-%dT%H:%M:%SZ");
+  report.seed = base_seed();
+  report.hidden_inputs = hidden_inputs().summary();
+  report.isolation = isolation_summary();
+  report.kernel_filter = options.kernel_filter;
+  if (options.shard.sharded()) {
+    report.shard_index = options.shard.index;
+    report.shard_count = options.shard.count;
+    report.selected_kernels = static_cast<int>(selected.size());
+    std::cout << "rkt run: shard " << options.shard.label() << " runs " << kernels.size()
+              << " of the " << selected.size()
+              << " selected kernels (in id order, the kernels at positions I, I+N, I+2N, ...)\n";
+  }
+  std::cout << "rkt run: " << kernels.size() << " kernels, seed " << base_seed()
+            << " (RKT_SEED=" << base_seed() << " reproduces), hidden inputs: "
+            << report.hidden_inputs << ", results in " << directory << "\n"
+            << "rkt run: kernels run " << report.isolation << "\n";
+  for (Device device : {Device::cpu, Device::cuda}) {
+    if (!device_available(device)) {
+      std::cout << "rkt run: " << to_string(device)
+                << " kernels are skipped: " << device_unavailable_reason(device) << "\n";
+    }
+  }
+
+  // The task filter first: kernels of excluded tasks are still tested, but marked and left out
+  // of the aggregates; kernels of precision-blind tasks are scored and marked.
+  std::map<std::string, TaskVerdict> task_verdicts;
+  std::cout << "rkt run: judging the kernels' tasks (task filter)\n" << std::flush;
+  for (const KernelSpec* kernel : kernels) {
+    if (task_verdicts.count(kernel->task_id()) == 0) {
+      if (const TaskSpec* task = find_task(kernel->task_id())) {
+        task_verdicts[task->id()] = judge_task(*task);
+      }
+    }
+  }
+  const auto job_start = std::chrono::steady_clock::now();
+  keep_spare_worker(true);  // Each kernel's worker loads while the kernel before it runs.
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    const KernelSpec& kernel = *kernels[i];
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - job_start).count();
+    if (terminal) {
+      std::cout << "[" << i + 1 << "/" << kernels.size() << "] " << kernel.full_id() << "  elapsed "
+                << duration_text(elapsed)
+                << (i == 0 ? std::string(", estimate after the first kernel")
+                           : ", about " + duration_text(elapsed / i * (kernels.size() - i)) +
+                                 " left")
+                << "\n"
+                << std::flush;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    KernelReport entry;
+    entry.task = kernel.task_id();
+    entry.kernel = kernel.kernel_id();
+    entry.device = to_string(kernel.device());
+    entry.precision = to_string(kernel.precision());
+    for (const auto& [gate, reason] : kernel.waived_gates()) entry.waived_gates[to_string(gate)] = reason;
+    entry.allowed_operators = kernel.allowed_operators();
+    for (const DimRestriction& restriction : kernel.supported_dims()) {
+      entry.supported_dims.push_back(restriction.describe());
+    }
+    entry.task_severity = to_string(task_verdicts[entry.task].severity);
+    entry.task_reasons = task_verdicts[entry.task].reasons;
+
+    // Correctness, properties and integrity gates; then the benchmark, only when they passed
+    // (a kernel that fails a gate is not timed: its numbers would mean nothing).
+    // The children adopt this process's worker rather than each starting one.
+    entry.cases = run_supervised_with_lent_worker(supervision_for(options, kernel.full_id() + ".*"));
+    entry.benchmark.task = entry.task;
+    entry.benchmark.kernel = entry.kernel;
+    entry.benchmark.device = entry.device;
+    if (entry.verdict() == "pass") {
+      ::setenv(kBenchmarkDirectoryVariable, scratch.c_str(), 1);
+      const SupervisedRun benchmark =
+          run_supervised_with_lent_worker(supervision_for(options, kernel.full_id() + ".benchmark"));
+      ::unsetenv(kBenchmarkDirectoryVariable);
+      const std::string record_path = benchmark_record_path(scratch, kernel);
+      if (file_exists(record_path)) {
+        try {
+          entry.benchmark = deserialize_benchmark_record(read_whole_file(record_path));
+        } catch (const std::exception& error) {
+          entry.benchmark.problem = std::string("unreadable benchmark record: ") + error.what();
+        }
+      } else {
+        entry.benchmark.problem = benchmark.cases.empty()
+                                      ? "the benchmark process produced no result"
+                                      : "the benchmark " + benchmark.cases[0].status + ": " +
+                                            benchmark.cases[0].message;
+      }
+    } else {
+      entry.benchmark.problem =
+          entry.verdict() == "skipped" && !entry.cases.cases.empty()
+              ? entry.cases.cases[0].message
+              : "its cases did not all pass, and a failing kernel is not timed";
+    }
+    // A kernel's two child runs share one worker; the next kernel gets a fresh one, so that no
+    // kernel runs in a process another kernel's code has run in (and could have patched, or left
+    // a thread in), as when each child started its own.
+    discard_worker();
+    entry.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const std::string peaks_file = peaks_path(scratch, kernel.device());
+    if (report.peaks.count(entry.device) == 0 && file_exists(peaks_file)) {
+      report.peaks[entry.device] = deserialize_device_peaks(read_whole_file(peaks_file));
+    }
+    std::cout << "rkt run: [" << i + 1 << "/" << kernels.size() << "] " << kernel.full_id() << " "
+              << outcome_text(entry) << " in " << duration_text(entry.seconds) << "\n"
+              << std::flush;
+    report.kernels.push_back(std::move(entry));
+    // Rewritten after every kernel: a crash or a kill of the job loses nothing already measured.
+    write_run_folder(directory, report);
+  }
+  report.finished = true;
+  write_run_folder(directory, report);
+
+  const std::string markdown = report_markdown(report);
+  std::cout << "\n" << markdown.substr(markdown.find("## Summary")) << "\nrkt run: wrote "
+            << directory << "/results.json, report.md and report.html\n";
+  int failures = 0;
+  for (const KernelReport& kernel : report.kernels) failures += kernel.verdict() == "FAIL";
+  return failures == 0 ? 0 : 1;
+}
+
+}  // namespace rkt

@@ -1,0 +1,22 @@
+// `rkt run`: every kernel's cases under supervision, with a summary written as it goes.
+#pragma once
+
+#include <string>
+
+#include "framework/runs/run_sharding.h"
+
+namespace rkt {
+
+struct MainJobOptions {
+  std::string executable;
+  std::string output_directory;  ///< Default: runs/<UTC time>.
+  std::string kernel_filter;     ///< Only kernels whose full id contains this ("" = all).
+  int case_timeout_seconds = 0;
+  ShardSpec shard;  ///< --shard I/N: only this shard's share of the selected kernels.
+};
+
+/// Runs the job and returns the process exit code (0 when every kernel passed every case, 1
+/// when one failed, 2 when the run folder cannot be created).
+int run_main_job(const MainJobOptions& options);
+
+}  // namespace rkt

@@ -1,0 +1,561 @@
+#include "framework/runs/run_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "framework/base/json_text.h"
+#include "framework/supervision/case_records_json.h"
+#include "framework/timing/sample_statistics.h"
+
+namespace rkt {
+namespace {
+
+std::string number(double value) {
+  if (!std::isfinite(value)) return "null";
+  std::ostringstream text;
+  text << std::setprecision(6) << value;
+  return text.str();
+}
+
+std::string fixed(double value, int digits) {
+  if (!std::isfinite(value)) return "-";
+  std::ostringstream text;
+  text << std::fixed << std::setprecision(digits) << value;
+  return text.str();
+}
+
+// `value` as results.json records it (six significant digits). Fields derived from others are
+// computed from the recorded values, so that the file agrees with itself and a program that
+// reads it back (rkt merge) writes the same text again.
+double as_written(double value) { return std::isfinite(value) ? std::stod(number(value)) : value; }
+
+std::string summary_json(const SampleSummary& s) {
+  return "{\"median_ms\": " + number(s.median) + ", \"q1_ms\": " + number(s.first_quartile) +
+         ", \"q3_ms\": " + number(s.third_quartile) + ", \"iqr_ms\": " +
+         number(as_written(s.third_quartile) - as_written(s.first_quartile)) +
+         ", \"mean_ms\": " + number(s.mean) + ", \"stddev_ms\": " + number(s.stddev) +
+         ", \"samples\": " + std::to_string(s.count) +
+         ", \"relative_noise\": " + number(s.relative_noise) + "}";
+}
+
+std::string interval_json(const RatioInterval& r) {
+  return "{\"ratio\": " + number(r.ratio) + ", \"low\": " + number(r.low) +
+         ", \"high\": " + number(r.high) + "}";
+}
+
+// "N % 4 == 0, N <= 8192".
+std::string joined(const std::vector<std::string>& items) {
+  std::string text;
+  for (const std::string& item : items) text += (text.empty() ? "" : ", ") + item;
+  return text;
+}
+
+std::string html_escape(const std::string& text) {
+  std::string escaped;
+  for (char c : text) {
+    switch (c) {
+      case '<': escaped += "&lt;"; break;
+      case '>': escaped += "&gt;"; break;
+      case '&': escaped += "&amp;"; break;
+      case '"': escaped += "&quot;"; break;
+      default: escaped += c;
+    }
+  }
+  return escaped;
+}
+
+const BaselineResult* find_baseline(const BenchmarkRecord& record, const std::string& name) {
+  for (const BaselineResult& baseline : record.baselines) {
+    if (baseline.name == name) return &baseline;
+  }
+  return nullptr;
+}
+
+// "42%" for fast_p[p], "-" when absent.
+std::string fast_share(const DeviceAggregates& aggregates, const std::string& p) {
+  const auto found = aggregates.fast_p.find(p);
+  return found == aggregates.fast_p.end() ? "-" : fixed(100 * found->second, 0) + "%";
+}
+
+// "1.25x" for the geomean speedup against `baseline`, "-" when absent.
+std::string geomean_speedup_text(const DeviceAggregates& aggregates, const std::string& baseline) {
+  const auto found = aggregates.geomean_speedup.find(baseline);
+  return found == aggregates.geomean_speedup.end() ? "-" : fixed(found->second, 2) + "x";
+}
+
+std::string memory_efficiency_text(const DeviceAggregates& aggregates) {
+  return aggregates.geomean_memory_efficiency > 0
+             ? fixed(aggregates.geomean_memory_efficiency, 2) + "x"
+             : "-";
+}
+
+bool scored(const KernelReport& kernel) {
+  return !kernel.task_excluded() && kernel.correct() && kernel.benchmark.measured &&
+         !kernel.benchmark.impossible && kernel.benchmark.spot_check_failures == 0;
+}
+
+// "; shard 2/3 of 10 kernels" or "; merged from 3 shards"; "" for a whole run.
+std::string shard_text(const RunReport& report) {
+  if (report.shard_count > 0) {
+    return "; shard " + std::to_string(report.shard_index) + "/" +
+           std::to_string(report.shard_count) + " of " + std::to_string(report.selected_kernels) +
+           " kernels";
+  }
+  if (report.merged_shards > 0) {
+    return "; merged from " + std::to_string(report.merged_shards) + " shards";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string KernelReport::verdict() const {
+  if (!cases.problems.empty() || cases.count("failed") > 0 || cases.count("crashed") > 0 ||
+      cases.cases.empty()) {
+    return "FAIL";
+  }
+  if (benchmark.measured && (benchmark.impossible || benchmark.spot_check_failures > 0)) {
+    return "FAIL";
+  }
+  return cases.count("passed") == 0 ? "skipped" : "pass";
+}
+
+std::vector<DeviceAggregates> aggregate(const std::vector<KernelReport>& kernels) {
+  std::vector<DeviceAggregates> result;
+  std::set<std::string> devices;
+  for (const KernelReport& kernel : kernels) devices.insert(kernel.device);
+  for (const std::string& device : devices) {
+    DeviceAggregates aggregates;
+    aggregates.device = device;
+    std::map<std::string, std::vector<double>> speedups;
+    std::vector<double> memory;
+    std::map<std::string, int> fast;
+    for (const KernelReport& kernel : kernels) {
+      if (kernel.device != device) continue;
+      if (kernel.task_excluded()) {
+        ++aggregates.excluded_left_out;
+        continue;
+      }
+      if (kernel.verdict() == "skipped") continue;
+      ++aggregates.kernels;
+      if (kernel.task_precision_blind()) ++aggregates.precision_blind;
+      if (kernel.correct()) ++aggregates.correct;
+      if (kernel.benchmark.impossible) ++aggregates.impossible;
+      if (!scored(kernel)) continue;
+      const double speedup = kernel.benchmark.speedup_vs_strongest.ratio;
+      for (const auto& [label, p] : std::vector<std::pair<std::string, double>>{
+               {"0", 0.0}, {"1", 1.0}, {"1.5", 1.5}, {"2", 2.0}}) {
+        if (speedup > p) ++fast[label];
+      }
+      if (speedup > 0) speedups["strongest"].push_back(speedup);
+      for (const BaselineResult& baseline : kernel.benchmark.baselines) {
+        if (baseline.available && baseline.speedup.ratio > 0) {
+          speedups[baseline.name].push_back(baseline.speedup.ratio);
+        }
+      }
+      const BaselineResult* strongest =
+          find_baseline(kernel.benchmark, kernel.benchmark.strongest_baseline);
+      if (strongest && strongest->memory_efficiency > 0) {
+        memory.push_back(strongest->memory_efficiency);
+      }
+    }
+    if (aggregates.kernels > 0) {
+      aggregates.correctness_rate = static_cast<double>(aggregates.correct) / aggregates.kernels;
+      for (const char* label : {"0", "1", "1.5", "2"}) {
+        aggregates.fast_p[label] = static_cast<double>(fast[label]) / aggregates.kernels;
+      }
+    }
+    for (const auto& [name, values] : speedups) {
+      aggregates.geomean_speedup[name] = geometric_mean(values);
+    }
+    aggregates.geomean_memory_efficiency = geometric_mean(memory);
+    result.push_back(aggregates);
+  }
+  return result;
+}
+
+std::string results_json(const RunReport& report) {
+  std::ostringstream out;
+  out << "{\n  \"schema\": " << json_string(kResultsSchema) << ",\n  \"started_utc\": "
+      << json_string(report.started_utc) << ",\n  \"seed\": " << report.seed
+      << ",\n  \"hidden_inputs\": " << json_string(report.hidden_inputs)
+      << ",\n  \"isolation\": " << json_string(report.isolation)
+      << ",\n  \"finished\": " << (report.finished ? "true" : "false")
+      << ",\n  \"kernel_filter\": " << json_string(report.kernel_filter) << ",\n  \"shard\": ";
+  if (report.shard_count > 0) {
+    out << "{\"index\": " << report.shard_index << ", \"count\": " << report.shard_count
+        << ", \"selected_kernels\": " << report.selected_kernels << "}";
+  } else {
+    out << "null";
+  }
+  out << ",\n  \"merged_shards\": " << report.merged_shards << ",\n  \"devices\": {";
+  bool first = true;
+  for (const auto& [device, peaks] : report.peaks) {
+    out << (first ? "" : ",") << "\n    " << json_string(device) << ": {\"name\": "
+        << json_string(peaks.device_name)
+        << ", \"copy_bytes_per_second\": " << number(peaks.copy_bytes_per_second)
+        << ", \"fp32_flops_per_second\": " << number(peaks.fp32_flops_per_second)
+        << ", \"tf32_flops_per_second\": " << number(peaks.tf32_flops_per_second)
+        << ", \"bf16_flops_per_second\": " << number(peaks.bf16_flops_per_second)
+        << ", \"harness_overhead_ms\": " << number(peaks.harness_overhead_ms) << "}";
+    first = false;
+  }
+  out << "\n  },\n  \"kernels\": [";
+  for (std::size_t k = 0; k < report.kernels.size(); ++k) {
+    const KernelReport& kernel = report.kernels[k];
+    const BenchmarkRecord& bench = kernel.benchmark;
+    out << (k ? "," : "") << "\n    {\"task\": " << json_string(kernel.task)
+        << ", \"kernel\": " << json_string(kernel.kernel)
+        << ", \"device\": " << json_string(kernel.device)
+        << ", \"precision\": " << json_string(kernel.precision)
+        << ", \"verdict\": " << json_string(kernel.verdict())
+        << ", \"task_severity\": " << json_string(kernel.task_severity)
+        << ", \"precision_claim\": " << json_string(kernel.precision_claim())
+        << ", \"task_reasons\": [";
+    for (std::size_t r = 0; r < kernel.task_reasons.size(); ++r) {
+      out << (r ? ", " : "") << json_string(kernel.task_reasons[r]);
+    }
+    out << "]"
+        << ", \"seconds\": " << number(kernel.seconds) << ",\n     \"waived_gates\": {";
+    bool first_waiver = true;
+    for (const auto& [gate, reason] : kernel.waived_gates) {
+      out << (first_waiver ? "" : ", ") << json_string(gate) << ": " << json_string(reason);
+      first_waiver = false;
+    }
+    out << "},\n     \"allowed_operators\": [";
+    for (std::size_t o = 0; o < kernel.allowed_operators.size(); ++o) {
+      out << (o ? ", " : "") << json_string(kernel.allowed_operators[o]);
+    }
+    out << "], \"supports\": [";
+    for (std::size_t r = 0; r < kernel.supported_dims.size(); ++r) {
+      out << (r ? ", " : "") << json_string(kernel.supported_dims[r]);
+    }
+    out << "],\n     \"cases\": [";
+    for (std::size_t c = 0; c < kernel.cases.cases.size(); ++c) {
+      out << (c ? "," : "") << "\n       " << case_record_json(kernel.cases.cases[c]);
+    }
+    out << "],\n     \"problems\": [";
+    for (std::size_t p = 0; p < kernel.cases.problems.size(); ++p) {
+      out << (p ? ", " : "") << json_string(kernel.cases.problems[p]);
+    }
+    out << "],\n     \"benchmark\": {\"measured\": " << (bench.measured ? "true" : "false")
+        << ", \"problem\": " << json_string(bench.problem) << ", \"dims\": " << json_string(bench.dims)
+        << ",\n       \"time\": " << summary_json(bench.time)
+        << ", \"stop_reason\": " << json_string(bench.stop_reason)
+        << ",\n       \"peak_memory_bytes\": " << number(bench.peak_memory_bytes)
+        << ", \"floor_ms\": " << number(bench.floor_ms)
+        << ", \"impossible\": " << (bench.impossible ? "true" : "false")
+        << ",\n       \"roofline\": {\"achieved_bytes_per_second\": "
+        << number(bench.achieved_bytes_per_second)
+        << ", \"achieved_flops_per_second\": " << number(bench.achieved_flops_per_second)
+        << ", \"bandwidth_fraction\": " << number(bench.bandwidth_fraction)
+        << ", \"flops_fraction\": " << number(bench.flops_fraction) << "}"
+        << ",\n       \"spot_checks\": {\"checked\": " << bench.spot_checks
+        << ", \"failed\": " << bench.spot_check_failures
+        << ", \"message\": " << json_string(bench.spot_check_message) << "}"
+        << ",\n       \"baselines\": [";
+    for (std::size_t b = 0; b < bench.baselines.size(); ++b) {
+      const BaselineResult& baseline = bench.baselines[b];
+      out << (b ? "," : "") << "\n         {\"name\": " << json_string(baseline.name)
+          << ", \"available\": " << (baseline.available ? "true" : "false")
+          << ", \"absent_reason\": " << json_string(baseline.absent_reason)
+          << ", \"measures\": " << json_string(baseline.measures)
+          << ", \"time\": " << summary_json(baseline.time)
+          << ", \"peak_memory_bytes\": " << number(baseline.peak_memory_bytes)
+          << ", \"speedup\": " << interval_json(baseline.speedup)
+          << ", \"memory_efficiency\": " << number(baseline.memory_efficiency) << "}";
+    }
+    out << "],\n       \"strongest_baseline\": " << json_string(bench.strongest_baseline)
+        << ", \"speedup_vs_strongest\": " << interval_json(bench.speedup_vs_strongest)
+        << ", \"faster_than_strongest\": "
+        << (bench.faster_than_strongest() && as_written(bench.speedup_vs_strongest.low) > 1
+                ? "true"
+                : "false")
+        << "}}";
+  }
+  out << "\n  ],\n  \"summary\": [";
+  const std::vector<DeviceAggregates> aggregates = aggregate(report.kernels);
+  for (std::size_t a = 0; a < aggregates.size(); ++a) {
+    const DeviceAggregates& agg = aggregates[a];
+    out << (a ? "," : "") << "\n    {\"device\": " << json_string(agg.device)
+        << ", \"kernels\": " << agg.kernels << ", \"correct\": " << agg.correct
+        << ", \"correctness_rate\": " << number(agg.correctness_rate)
+        << ", \"impossible\": " << agg.impossible
+        << ", \"excluded_left_out\": " << agg.excluded_left_out
+        << ", \"precision_blind\": " << agg.precision_blind << ", \"fast_p\": {";
+    bool first_p = true;
+    for (const auto& [p, share] : agg.fast_p) {
+      out << (first_p ? "" : ", ") << json_string(p) << ": " << number(share);
+      first_p = false;
+    }
+    out << "}, \"geomean_speedup\": {";
+    bool first_s = true;
+    for (const auto& [name, value] : agg.geomean_speedup) {
+      out << (first_s ? "" : ", ") << json_string(name) << ": " << number(value);
+      first_s = false;
+    }
+    out << "}, \"geomean_memory_efficiency\": " << number(agg.geomean_memory_efficiency) << "}";
+  }
+  out << "\n  ]\n}\n";
+  return out.str();
+}
+
+std::string report_markdown(const RunReport& report) {
+  std::ostringstream out;
+  out << "# RobustKernelTest report\n\nStarted " << report.started_utc << "; seed " << report.seed
+      << "; hidden inputs: " << report.hidden_inputs << shard_text(report)
+      << (report.finished ? "" : "; UNFINISHED")
+      << ".\n\nKernels ran " << report.isolation << ".\n\n";
+  for (const auto& [device, peaks] : report.peaks) {
+    out << "- " << device << ": " << peaks.device_name << ", copy "
+        << fixed(peaks.copy_bytes_per_second / 1e9, 1) << " GB/s, fp32 "
+        << fixed(peaks.fp32_flops_per_second / 1e12, 2) << " TFLOP/s, tf32 "
+        << fixed(peaks.tf32_flops_per_second / 1e12, 2) << " TFLOP/s, harness overhead "
+        << fixed(peaks.harness_overhead_ms * 1e3, 1) << " us per timed call\n";
+  }
+  out << "\n## Summary\n\n| device | kernels | correct | fast_0 | fast_1 | fast_1.5 | fast_2 | "
+         "geomean vs eager_fp32 | vs eager_tf32 | vs strongest | memory efficiency |\n"
+         "|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const DeviceAggregates& agg : aggregate(report.kernels)) {
+    out << "| " << agg.device << " | " << agg.kernels << " | " << agg.correct << " | "
+        << fast_share(agg, "0") << " | " << fast_share(agg, "1") << " | "
+        << fast_share(agg, "1.5") << " | " << fast_share(agg, "2") << " | "
+        << geomean_speedup_text(agg, "eager_fp32") << " | "
+        << geomean_speedup_text(agg, "eager_tf32") << " | "
+        << geomean_speedup_text(agg, "strongest") << " | " << memory_efficiency_text(agg)
+        << " |\n";
+  }
+  for (const DeviceAggregates& agg : aggregate(report.kernels)) {
+    if (agg.excluded_left_out == 0 && agg.precision_blind == 0) continue;
+    out << "\n" << agg.device << ": " << agg.excluded_left_out
+        << " kernels of excluded tasks left out of the summary; " << agg.precision_blind
+        << " kernels on precision-blind tasks scored, their precision claims unverifiable.\n";
+  }
+  out << "\n## Kernels\n\n| kernel | device | verdict | cases passed/failed/skipped | median "
+         "ms | noise | speedup vs strongest [95% CI] | floor ms | bandwidth | flops |\n"
+         "|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const KernelReport& kernel : report.kernels) {
+    const BenchmarkRecord& b = kernel.benchmark;
+    out << "| " << kernel.full_id()
+        << (kernel.task_excluded()          ? " (task excluded)"
+            : kernel.task_precision_blind() ? " (task precision-blind)"
+                                            : "")
+        << " | "
+        << kernel.device << " | " << kernel.verdict() << (b.impossible ? " (impossible)" : "")
+        << " | " << kernel.cases.count("passed") << "/"
+        << kernel.cases.count("failed") + kernel.cases.count("crashed") << "/"
+        << kernel.cases.count("skipped") << " | "
+        << (b.measured ? fixed(b.time.median, 4) : "-") << " | "
+        << (b.measured ? fixed(100 * b.time.relative_noise, 1) + "%" : "-") << " | ";
+    if (b.measured && !b.strongest_baseline.empty()) {
+      out << fixed(b.speedup_vs_strongest.ratio, 2) << "x [" << fixed(b.speedup_vs_strongest.low, 2)
+          << ", " << fixed(b.speedup_vs_strongest.high, 2) << "] vs " << b.strongest_baseline;
+    } else {
+      out << "-";
+    }
+    out << " | " << (b.measured ? fixed(b.floor_ms, 4) : "-") << " | "
+        << (b.measured ? fixed(100 * b.bandwidth_fraction, 0) + "%" : "-") << " | "
+        << (b.measured ? fixed(100 * b.flops_fraction, 0) + "%" : "-") << " |\n";
+  }
+  std::ostringstream notes;
+  for (const KernelReport& kernel : report.kernels) {
+    for (const auto& [gate, reason] : kernel.waived_gates) {
+      notes << "- " << kernel.full_id() << ": gate " << gate << " waived: " << reason << "\n";
+    }
+    if (!kernel.allowed_operators.empty()) {
+      notes << "- " << kernel.full_id() << " declares ATen operators:";
+      for (const std::string& name : kernel.allowed_operators) notes << " " << name;
+      notes << "\n";
+    }
+    if (!kernel.supported_dims.empty()) {
+      notes << "- " << kernel.full_id() << " supports only " << joined(kernel.supported_dims)
+            << " (declared by the kernel; its cases and properties ran inside it)\n";
+    }
+    for (const std::string& reason : kernel.task_reasons) {
+      notes << "- " << kernel.full_id()
+            << (kernel.task_excluded()
+                    ? ": task excluded, left out of the summary: "
+                    : ": task precision-blind, the " + kernel.precision +
+                          " claim is unverifiable on it: ")
+            << reason << "\n";
+    }
+    for (const CaseRecord& record : kernel.cases.cases) {
+      if (record.status == "failed" || record.status == "crashed") {
+        notes << "- **" << record.name << "** (" << record.status << "): " << record.message << "\n";
+      }
+    }
+    for (const std::string& problem : kernel.cases.problems) {
+      notes << "- **" << kernel.full_id() << "**: " << problem << "\n";
+    }
+    if (!kernel.benchmark.measured && !kernel.benchmark.problem.empty()) {
+      notes << "- " << kernel.full_id() << " not benchmarked: " << kernel.benchmark.problem << "\n";
+    }
+    if (kernel.benchmark.impossible) {
+      notes << "- **" << kernel.full_id() << "** impossible: median "
+            << fixed(kernel.benchmark.time.median, 5) << " ms is under the physical floor "
+            << fixed(kernel.benchmark.floor_ms, 5) << " ms; not scored\n";
+    }
+    if (kernel.benchmark.spot_check_failures > 0) {
+      notes << "- **" << kernel.full_id() << "** timed calls gave wrong results: "
+            << kernel.benchmark.spot_check_message << "\n";
+    }
+  }
+  std::set<std::string> absent;
+  for (const KernelReport& kernel : report.kernels) {
+    for (const BaselineResult& baseline : kernel.benchmark.baselines) {
+      if (!baseline.available) absent.insert(baseline.name + " (" + kernel.device + "): " + baseline.absent_reason);
+    }
+  }
+  for (const std::string& line : absent) notes << "- baseline " << line << "\n";
+  // What each baseline times, once per distinct description (backward tasks differ).
+  std::map<std::string, std::set<std::string>> measured_by;
+  for (const KernelReport& kernel : report.kernels) {
+    for (const BaselineResult& baseline : kernel.benchmark.baselines) {
+      if (baseline.available && !baseline.measures.empty()) measured_by[baseline.name + " times " + baseline.measures].insert(kernel.task);
+    }
+  }
+  for (const auto& [line, tasks] : measured_by) {
+    notes << "- baseline " << line << " (" << tasks.size() << " task" << (tasks.size() == 1 ? "" : "s")
+          << ")\n";
+  }
+  if (!notes.str().empty()) out << "\n## Notes\n\n" << notes.str();
+  return out.str();
+}
+
+std::string report_html(const RunReport& report) {
+  std::ostringstream out;
+  out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+         "<title>RobustKernelTest report</title><style>"
+         "body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse;"
+         "margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}"
+         "th{background:#f4f4f4}td:first-child{text-align:left}.FAIL{color:#b00;font-weight:bold}"
+         ".pass{color:#070}</style></head><body>\n"
+      << "<h1>RobustKernelTest report</h1>\n<p>Started " << html_escape(report.started_utc)
+      << "; seed " << report.seed << "; hidden inputs: " << html_escape(report.hidden_inputs)
+      << shard_text(report) << (report.finished ? "" : "; <b>unfinished</b>") << ".</p>\n<p>Kernels ran "
+      << html_escape(report.isolation) << ".</p>\n";
+  out << "<h2>Summary</h2>\n<table><tr><th>device</th><th>kernels</th><th>correct</th>"
+         "<th>fast_0</th><th>fast_1</th><th>fast_1.5</th><th>fast_2</th><th>geomean speedup vs "
+         "strongest</th><th>geomean memory efficiency</th></tr>\n";
+  for (const DeviceAggregates& agg : aggregate(report.kernels)) {
+    out << "<tr><td>" << html_escape(agg.device) << "</td><td>" << agg.kernels << "</td><td>"
+        << agg.correct << "</td><td>" << fast_share(agg, "0") << "</td><td>"
+        << fast_share(agg, "1") << "</td><td>" << fast_share(agg, "1.5") << "</td><td>"
+        << fast_share(agg, "2") << "</td><td>" << geomean_speedup_text(agg, "strongest")
+        << "</td><td>" << memory_efficiency_text(agg) << "</td></tr>\n";
+  }
+  out << "</table>\n";
+
+  // Scatter: speedup (y) against memory efficiency (x), both against the strongest baseline,
+  // log scales from 1/16 to 16; the baseline sits at (1, 1).
+  const double size = 420, margin = 50, extent = 4;  // log2 extent: 1/16 .. 16
+  const auto position = [&](double value, bool vertical) {
+    const double clamped = std::clamp(std::log2(value), -extent, extent);
+    const double fraction = (clamped + extent) / (2 * extent);
+    return vertical ? margin + (1 - fraction) * size : margin + fraction * size;
+  };
+  out << "<h2>Speedup against memory efficiency</h2>\n<svg xmlns=\"http://www.w3.org/2000/svg\" "
+         "width=\""
+      << size + 2 * margin << "\" height=\"" << size + 2 * margin << "\">\n"
+      << "<rect x=\"" << margin << "\" y=\"" << margin << "\" width=\"" << size << "\" height=\""
+      << size << "\" fill=\"none\" stroke=\"#999\"/>\n"
+      << "<line x1=\"" << position(1, false) << "\" y1=\"" << margin << "\" x2=\""
+      << position(1, false) << "\" y2=\"" << margin + size << "\" stroke=\"#ccc\"/>\n"
+      << "<line x1=\"" << margin << "\" y1=\"" << position(1, true) << "\" x2=\"" << margin + size
+      << "\" y2=\"" << position(1, true) << "\" stroke=\"#ccc\"/>\n"
+      << "<text x=\"" << margin + size / 2 << "\" y=\"" << size + 2 * margin - 10
+      << "\" text-anchor=\"middle\" font-size=\"12\">memory efficiency vs strongest baseline "
+         "(log, 1/16 to 16)</text>\n"
+      << "<text x=\"14\" y=\"" << margin + size / 2 << "\" font-size=\"12\" transform=\"rotate(-90 14 "
+      << margin + size / 2 << ")\" text-anchor=\"middle\">speedup vs strongest (log)</text>\n"
+      << "<circle cx=\"" << position(1, false) << "\" cy=\"" << position(1, true)
+      << "\" r=\"6\" fill=\"#888\"><title>baselines</title></circle>\n";
+  for (double tick : {1.0 / 16, 0.25, 1.0, 4.0, 16.0}) {
+    const std::string label = tick < 1 ? "1/" + fixed(1 / tick, 0) : fixed(tick, 0);
+    out << "<text x=\"" << position(tick, false) << "\" y=\"" << margin + size + 14
+        << "\" text-anchor=\"middle\" font-size=\"10\">" << label << "</text>\n"
+        << "<text x=\"" << margin - 4 << "\" y=\"" << position(tick, true) + 3
+        << "\" text-anchor=\"end\" font-size=\"10\">" << label << "</text>\n";
+  }
+  // The legend sits above the plot, in two lines, so that it neither runs past the picture's
+  // edge nor hides points on the top border.
+  out << "<text x=\"" << margin << "\" y=\"" << margin - 30
+      << "\" font-size=\"11\"><tspan fill=\"#2a7\">&#9679; CUDA</tspan> <tspan fill=\"#37c\">&#9679; "
+         "CPU</tspan> <tspan fill=\"#c33\">&#9679; failed</tspan> &#9675; memory not measured "
+         "(plotted at 1)</text>\n"
+      << "<text x=\"" << margin << "\" y=\"" << margin - 16
+      << "\" font-size=\"11\">grey: baselines; values beyond 1/16 or 16 sit on the border</text>\n";
+  for (const KernelReport& kernel : report.kernels) {
+    const BenchmarkRecord& b = kernel.benchmark;
+    if (!b.measured || b.strongest_baseline.empty()) continue;
+    const BaselineResult* strongest = find_baseline(b, b.strongest_baseline);
+    const bool memory_known = strongest && strongest->memory_efficiency > 0;
+    const double memory = memory_known ? strongest->memory_efficiency : 1;
+    const std::string color =
+        !kernel.correct() ? "#c33" : (kernel.device == "cuda" ? "#2a7" : "#37c");
+    out << "<circle cx=\"" << position(memory, false) << "\" cy=\""
+        << position(b.speedup_vs_strongest.ratio, true) << "\" r=\"5\" "
+        << (memory_known ? "fill=\"" + color + "\"" : "fill=\"none\" stroke=\"" + color + "\"")
+        << "><title>" << html_escape(kernel.full_id())
+        << ": " << fixed(b.speedup_vs_strongest.ratio, 2) << "x, memory " << fixed(memory, 2)
+        << "x</title></circle>\n";
+  }
+  out << "</svg>\n";
+
+  std::set<std::string> tasks;
+  for (const KernelReport& kernel : report.kernels) tasks.insert(kernel.task);
+  for (const std::string& task : tasks) {
+    std::string mark;
+    for (const KernelReport& kernel : report.kernels) {
+      if (kernel.task != task) continue;
+      if (kernel.task_excluded()) mark = " (excluded from the summary by the task filter)";
+      if (kernel.task_precision_blind()) {
+        mark = " (precision-blind: precision claims on it are unverifiable)";
+      }
+    }
+    out << "<h2>" << html_escape(task + mark) << "</h2>\n<table><tr><th>kernel</th><th>device</th>"
+           "<th>verdict</th><th>median ms</th><th>IQR ms</th><th>samples</th>";
+    for (const char* name : {"eager_fp32", "eager_tf32", "compiled"}) {
+      out << "<th>" << name << " ms</th><th>speedup [95% CI]</th>";
+    }
+    out << "<th>floor ms</th><th>peak memory MB</th></tr>\n";
+    for (const KernelReport& kernel : report.kernels) {
+      if (kernel.task != task) continue;
+      const BenchmarkRecord& b = kernel.benchmark;
+      out << "<tr><td>" << html_escape(kernel.kernel)
+          << (kernel.supported_dims.empty()
+                  ? ""
+                  : "<br><small>supports only " + html_escape(joined(kernel.supported_dims)) +
+                        "</small>")
+          << "</td><td>" << kernel.device
+          << "</td><td class=\"" << kernel.verdict() << "\">" << kernel.verdict()
+          << (b.impossible ? " (impossible)" : "") << "</td><td>"
+          << (b.measured ? fixed(b.time.median, 4) : "-") << "</td><td>"
+          << (b.measured ? fixed(b.time.iqr(), 4) : "-") << "</td><td>" << b.time.count << "</td>";
+      for (const char* name : {"eager_fp32", "eager_tf32", "compiled"}) {
+        const BaselineResult* baseline = find_baseline(b, name);
+        if (baseline && baseline->available) {
+          out << "<td>" << fixed(baseline->time.median, 4) << "</td><td>"
+              << fixed(baseline->speedup.ratio, 2) << "x [" << fixed(baseline->speedup.low, 2)
+              << ", " << fixed(baseline->speedup.high, 2) << "]</td>";
+        } else {
+          out << "<td colspan=\"2\" title=\""
+              << html_escape(baseline ? baseline->absent_reason : "not measured")
+              << "\">absent</td>";
+        }
+      }
+      out << "<td>" << (b.measured ? fixed(b.floor_ms, 4) : "-") << "</td><td>"
+          << (b.peak_memory_bytes >= 0 ? fixed(b.peak_memory_bytes / 1e6, 1) : "-")
+          << "</td></tr>\n";
+    }
+    out << "</table>\n";
+  }
+  out << "</body></html>\n";
+  return out.str();
+}
+
+}  // namespace rkt

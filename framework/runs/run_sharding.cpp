@@ -1,0 +1,59 @@
+#include "framework/runs/run_sharding.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "rkt/registration.h"
+
+namespace rkt {
+namespace {
+
+// A whole non-negative decimal number, or -1.
+long whole_number(const std::string& text) {
+  if (text.empty() || text.size() > 6 ||
+      text.find_first_not_of("0123456789") != std::string::npos) {
+    return -1;
+  }
+  return std::stol(text);
+}
+
+}  // namespace
+
+ShardSpec parse_shard(const std::string& text) {
+  const std::string form = "--shard takes I/N (shard I of N, 1 <= I <= N, e.g. 2/4), not '" +
+                           text + "'";
+  const std::size_t slash = text.find('/');
+  if (slash == std::string::npos) throw std::invalid_argument(form + ": no '/'");
+  const long index = whole_number(text.substr(0, slash));
+  const long count = whole_number(text.substr(slash + 1));
+  if (index < 0 || count < 0) throw std::invalid_argument(form + ": I and N must be whole numbers");
+  if (count == 0) throw std::invalid_argument(form + ": N must be at least 1");
+  if (index == 0) throw std::invalid_argument(form + ": shards count from 1");
+  if (index > count) throw std::invalid_argument(form + ": I is larger than N");
+  return {static_cast<int>(index), static_cast<int>(count)};
+}
+
+std::vector<const KernelSpec*> selected_kernels(const std::string& kernel_filter) {
+  std::vector<const KernelSpec*> kernels;
+  for (const KernelSpec* kernel : registered_kernels()) {
+    if (kernel->full_id().find(kernel_filter) != std::string::npos) kernels.push_back(kernel);
+  }
+  std::sort(kernels.begin(), kernels.end(), [](const KernelSpec* a, const KernelSpec* b) {
+    return a->full_id() < b->full_id();
+  });
+  return kernels;
+}
+
+std::vector<const KernelSpec*> shard_share(const std::vector<const KernelSpec*>& sorted_kernels,
+                                           const ShardSpec& shard) {
+  if (!shard.sharded()) return sorted_kernels;
+  std::vector<const KernelSpec*> share;
+  for (std::size_t p = 0; p < sorted_kernels.size(); ++p) {
+    if (static_cast<int>(p % static_cast<std::size_t>(shard.count)) == shard.index - 1) {
+      share.push_back(sorted_kernels[p]);
+    }
+  }
+  return share;
+}
+
+}  // namespace rkt

@@ -1,0 +1,44 @@
+// Running a kernel once on tensors it was handed: the steps shared by the worker (isolated mode)
+// and the judge's in-process mode. Part of the kernel runtime library: no judge code.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "framework/runtime/device_support.h"
+#include "rkt/registration.h"
+
+namespace rkt {
+
+/// An exception's message without LibTorch's C++ backtrace.
+std::string describe_exception(const std::exception& error);
+
+/// What one kernel call did.
+struct ExecutedCall {
+  /// ATen operators dispatched (on any thread) while the kernel function ran: name -> count.
+  std::map<std::string, int> operators;
+  /// Time of the call on the kernel's stream (CUDA events), or host time on the CPU.
+  double stream_milliseconds = 0;  // [ms]
+  /// When the kernel function was entered (after the scrub had completed).
+  std::chrono::steady_clock::time_point call_start;
+  /// Tensor-form kernels: the tensors the kernel returned.
+  std::vector<at::Tensor> returned;
+};
+
+/// Calls `kernel` on `inputs` with `outputs` preallocated (view form; ignored by tensor-form
+/// kernels, which return theirs) on `scope`'s stream: free device memory is scrubbed to NaN
+/// first, ATen operators are observed, and the call is complete on that stream (that stream only)
+/// when this returns. Exceptions from the kernel propagate.
+ExecutedCall execute_kernel(const KernelSpec& kernel, const std::vector<at::Tensor>& inputs,
+                            const std::vector<at::Tensor>& outputs, KernelStreamScope& scope);
+
+/// Copies what a tensor-form kernel returned into the preallocated `outputs`, on the current
+/// stream; throws std::runtime_error naming a count, shape or dtype that differs from the task's.
+void copy_returned_outputs(const std::vector<at::Tensor>& returned,
+                           const std::vector<at::Tensor>& outputs);
+
+}  // namespace rkt

@@ -1,0 +1,87 @@
+#include "framework/supervision/gtest_expansion.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "framework/benchmarks/benchmark_case.h"
+#include "framework/benchmarks/benchmark_files.h"
+#include "framework/cases/case_catalog.h"
+#include "framework/supervision/case_records_json.h"
+#include "framework/supervision/verdict_channel.h"
+
+namespace rkt {
+namespace {
+
+class KernelCaseTest : public ::testing::Test {
+ public:
+  explicit KernelCaseTest(std::function<CaseOutcome()> run) : run_(std::move(run)) {}
+
+  void TestBody() override {
+    const CaseOutcome outcome = run_();
+    // The details (dims, scale, seed, reproduce) ride at the end of the message; the supervisor
+    // takes them off into its record (framework/supervision/case_records_json.h).
+    const std::string message = with_case_details(outcome.message, outcome.details);
+    switch (outcome.status) {
+      case CaseStatus::passed:
+        std::cout << "  " << outcome.message << "\n";
+        RecordProperty(kCaseSummaryProperty, message);  // Reports keep it.
+        return;
+      case CaseStatus::failed: ADD_FAILURE() << message; return;
+      case CaseStatus::dropped: GTEST_SKIP() << "dropped: " << message; return;
+      case CaseStatus::skipped: GTEST_SKIP() << message; return;
+    }
+  }
+
+ private:
+  std::function<CaseOutcome()> run_;
+};
+
+}  // namespace
+
+// The main job's benchmark of one kernel, run as a supervised case so that a crash or hang is
+// recorded like any other; its record goes to a file the job reads back.
+class KernelBenchmarkTest : public ::testing::Test {
+ public:
+  KernelBenchmarkTest(const KernelSpec& kernel, const TaskSpec& task, std::string directory)
+      : kernel_(kernel), task_(task), directory_(std::move(directory)) {}
+
+  void TestBody() override {
+    const BenchmarkRecord record =
+        benchmark_kernel(kernel_, task_, peaks_path(directory_, kernel_.device()),
+                         empty_request_path(directory_, kernel_.device()));
+    std::ofstream(benchmark_record_path(directory_, kernel_)) << serialize(record);
+    if (!record.measured) GTEST_SKIP() << record.problem;
+  }
+
+ private:
+  const KernelSpec& kernel_;
+  const TaskSpec& task_;
+  std::string directory_;
+};
+
+void register_gtest_cases() {
+  const char* benchmark_directory = std::getenv(kBenchmarkDirectoryVariable);
+  for (KernelSpec* kernel : registered_kernels()) {
+    const TaskSpec* task = find_task(kernel->task_id());
+    if (task == nullptr) continue;  // Reported by registry validation.
+    if (benchmark_directory != nullptr) {
+      ::testing::RegisterTest(kernel->full_id().c_str(), "benchmark", nullptr, nullptr,
+                              kernel->file().c_str(), kernel->line(),
+                              [kernel, task, directory = std::string(benchmark_directory)]()
+                                  -> ::testing::Test* {
+                                return new KernelBenchmarkTest(*kernel, *task, directory);
+                              });
+    }
+    for (KernelCase& kernel_case : cases_of(*kernel, *task)) {
+      ::testing::RegisterTest(kernel_case.suite.c_str(), kernel_case.name.c_str(), nullptr,
+                              nullptr, kernel->file().c_str(), kernel->line(),
+                              [run = kernel_case.run]() -> ::testing::Test* {
+                                return new KernelCaseTest(run);
+                              });
+    }
+  }
+}
+
+}  // namespace rkt

@@ -1,0 +1,10 @@
+// Expands every registered kernel into gtest cases with ::testing::RegisterTest.
+#pragma once
+
+namespace rkt {
+
+/// Registers the cases of every kernel whose task is registered. Call after InitGoogleTest and
+/// after the registry validated.
+void register_gtest_cases();
+
+}  // namespace rkt

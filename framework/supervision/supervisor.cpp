@@ -1,0 +1,218 @@
+#include "framework/supervision/supervisor.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include "framework/base/record_fields.h"
+#include "framework/inputs/hidden_inputs.h"
+#include "framework/supervision/case_records_json.h"
+#include "framework/supervision/verdict_channel.h"
+
+namespace rkt {
+namespace {
+
+std::string fresh_nonce() {
+  std::random_device device;
+  std::ostringstream text;
+  for (int i = 0; i < 4; ++i) text << std::hex << device();
+  return text.str();
+}
+
+std::string with_exclusions(const std::string& filter, const std::set<std::string>& excluded) {
+  if (excluded.empty()) return filter;
+  std::string result = filter;
+  result += filter.find('-') == std::string::npos ? "-" : ":";
+  bool first = true;
+  for (const std::string& name : excluded) {
+    result += (first ? "" : ":") + name;
+    first = false;
+  }
+  return result;
+}
+
+std::string describe_wait_status(int status) {
+  if (WIFSIGNALED(status)) {
+    return "was killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
+           strsignal(WTERMSIG(status)) + ")";
+  }
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  return "ended with wait status " + std::to_string(status);
+}
+
+struct ChildResult {
+  std::vector<CaseRecord> ended;
+  std::string running;  ///< A case that started and never ended.
+  bool complete = false;
+  bool timed_out = false;
+  int wait_status = 0;
+};
+
+ChildResult run_child(const SupervisionOptions& options, const std::string& filter) {
+  ChildResult result;
+  int pipe_fds[2];
+  if (::pipe(pipe_fds) != 0) throw std::runtime_error("pipe() failed");
+  const std::string nonce = fresh_nonce();
+  const int secrets_fd = make_secrets_channel();
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error("fork() failed");
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    ::close(pipe_fds[0]);
+    ::setenv(kVerdictFdVariable, std::to_string(pipe_fds[1]).c_str(), 1);
+    ::setenv(kVerdictNonceVariable, nonce.c_str(), 1);
+    if (secrets_fd >= 0) ::setenv(kSecretsFdVariable, std::to_string(secrets_fd).c_str(), 1);
+    if (!options.echo_child_output) {
+      const int null_fd = ::open("/dev/null", O_WRONLY);
+      ::dup2(null_fd, 1);
+      ::dup2(null_fd, 2);
+    }
+    std::vector<std::string> args = {options.executable, "--rkt-child",
+                                     "--gtest_filter=" + filter};
+    args.insert(args.end(), options.extra_args.begin(), options.extra_args.end());
+    std::vector<char*> argv;
+    for (std::string& arg : args) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    ::execv(options.executable.c_str(), argv.data());
+    std::perror("rkt: execv");
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid);
+  ::close(pipe_fds[1]);
+  if (secrets_fd >= 0) ::close(secrets_fd);
+
+  const std::string prefix = "RKT " + nonce + " ";
+  std::string buffer;
+  auto last_record = std::chrono::steady_clock::now();
+  bool seen_record = false;
+  while (true) {
+    pollfd poll_fd{pipe_fds[0], POLLIN, 0};
+    const int ready = ::poll(&poll_fd, 1, 1000);
+    if (ready == 0) {
+      // Before its first record a child is still loading (LibTorch takes seconds on a busy
+      // machine): the case timeout starts with the first case.
+      const int limit = seen_record ? options.case_timeout_seconds
+                                    : std::max(options.case_timeout_seconds, kChildStartupSeconds);
+      const auto silent = std::chrono::steady_clock::now() - last_record;
+      if (silent > std::chrono::seconds(limit)) {
+        result.timed_out = true;
+        ::kill(-pid, SIGKILL);
+        break;
+      }
+      continue;
+    }
+    char chunk[4096];
+    const ssize_t n = ::read(pipe_fds[0], chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    buffer.append(chunk, static_cast<std::size_t>(n));
+    for (std::size_t end; (end = buffer.find('\n')) != std::string::npos;) {
+      const std::string line = buffer.substr(0, end);
+      buffer.erase(0, end + 1);
+      if (line.compare(0, prefix.size(), prefix) != 0) continue;  // Not ours: ignored.
+      last_record = std::chrono::steady_clock::now();
+      seen_record = true;
+      std::istringstream fields(line.substr(prefix.size()));
+      std::string kind;
+      fields >> kind;
+      if (kind == "start") {
+        fields >> result.running;
+      } else if (kind == "end") {
+        CaseRecord record;
+        fields >> record.name >> record.status >> record.milliseconds;
+        std::string message;
+        std::getline(fields, message);
+        if (!message.empty() && message[0] == ' ') message.erase(0, 1);
+        record.message = unescape_record_field(message);
+        record.details = take_case_details(record.message);
+        result.ended.push_back(record);
+        result.running.clear();
+      } else if (kind == "complete") {
+        result.complete = true;
+      }
+    }
+  }
+  ::close(pipe_fds[0]);
+  ::waitpid(pid, &result.wait_status, 0);
+  ::kill(-pid, SIGKILL);  // Anything the kernel left running in the child's group.
+  return result;
+}
+
+}  // namespace
+
+int SupervisedRun::count(const std::string& status) const {
+  int n = 0;
+  for (const CaseRecord& record : cases) n += record.status == status;
+  return n;
+}
+
+SupervisedRun run_supervised(const SupervisionOptions& options) {
+  SupervisedRun run;
+  std::set<std::string> finished;
+  while (true) {
+    ChildResult child = run_child(options, with_exclusions(options.gtest_filter, finished));
+    ++run.processes;
+    for (const CaseRecord& record : child.ended) {
+      run.cases.push_back(record);
+      finished.insert(record.name);
+    }
+    const bool exited_normally = WIFEXITED(child.wait_status) &&
+                                 (WEXITSTATUS(child.wait_status) == 0 ||
+                                  WEXITSTATUS(child.wait_status) == 1);
+    if (child.complete && exited_normally && child.running.empty()) break;
+
+    std::string what;
+    if (child.timed_out) {
+      what = "produced no verdict within " + std::to_string(options.case_timeout_seconds) +
+             " s and was killed (hang)";
+    } else if (WIFEXITED(child.wait_status) && WEXITSTATUS(child.wait_status) == 0) {
+      what = "ended the process with exit status 0 before the framework wrote its verdict "
+             "(early exit such as exit(0), quick_exit or _exit): a forged success is a failure";
+    } else {
+      what = "ended the process: it " + describe_wait_status(child.wait_status) +
+             " before the framework wrote its verdict";
+    }
+    if (child.running.empty()) {
+      run.problems.push_back("a test process " + what +
+                             (child.ended.empty() ? ", before running any case"
+                                                  : ", between cases"));
+      break;
+    }
+    run.cases.push_back({child.running, "crashed", 0, "the case " + what});
+    finished.insert(child.running);
+    if (options.after_abnormal_end) options.after_abnormal_end();
+  }
+  return run;
+}
+
+int supervised_exit_code(const SupervisedRun& run) {
+  if (!run.problems.empty() || run.count("failed") > 0 || run.count("crashed") > 0) return 1;
+  if (run.cases.empty()) return 1;
+  if (run.count("passed") == 0) return 77;
+  return 0;
+}
+
+std::string summarize(const SupervisedRun& run) {
+  std::ostringstream text;
+  for (const CaseRecord& record : run.cases) {
+    if (record.status == "passed") continue;
+    text << "[" << record.status << "] " << record.name << "\n";
+    if (!record.message.empty()) text << "    " << record.message << "\n";
+  }
+  for (const std::string& problem : run.problems) text << "[problem] " << problem << "\n";
+  if (run.cases.empty()) text << "[problem] no test case matched the filter\n";
+  text << run.count("passed") << " passed, " << run.count("failed") + run.count("crashed")
+       << " failed, " << run.count("skipped") << " skipped\n";
+  return text.str();
+}
+
+}  // namespace rkt

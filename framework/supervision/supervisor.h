@@ -1,0 +1,56 @@
+// The parent side of supervision: runs test cases in child processes and keeps every verdict.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "framework/cases/case_outcome.h"
+
+namespace rkt {
+
+/// The verdict on one case, as the supervisor saw it.
+struct CaseRecord {
+  std::string name;    ///< "suite.test"
+  std::string status;  ///< "passed", "failed", "skipped", or "crashed" (no verdict: see message)
+  double milliseconds = 0;
+  std::string message;
+  CaseDetails details{};  ///< Dims, scale, seed, reproduce (framework/supervision/case_records_json.h).
+};
+
+/// How long a child may take to start (load LibTorch, register its cases) before its first case.
+inline constexpr int kChildStartupSeconds = 120;  // [s]
+
+struct SupervisionOptions {
+  std::string executable;                ///< A binary whose main() calls run_child_if_requested.
+  std::string gtest_filter = "*";        ///< Which cases to run.
+  std::vector<std::string> extra_args;   ///< Passed to every child (e.g. --gtest_color=no).
+  int case_timeout_seconds = 300;        // [s] a case silent this long is killed as hung
+  bool echo_child_output = true;         ///< false: child stdout/stderr go to /dev/null.
+  /// Called after a child that died in a case (crash, hang, early exit), before the next child
+  /// starts: a lender replaces the worker it lent (framework/supervision/worker_loan.h).
+  std::function<void()> after_abnormal_end;
+};
+
+struct SupervisedRun {
+  std::vector<CaseRecord> cases;
+  int processes = 0;  ///< Child processes started (a crash restarts the remaining cases).
+  /// Failures of the run itself (a process that died outside any case, ...).
+  std::vector<std::string> problems;
+
+  int count(const std::string& status) const;
+};
+
+/// Runs the cases matching the filter in child processes, one after another. When a child dies
+/// in a case (crash, hang, early exit, forged exit status), that case is recorded as "crashed"
+/// and a new child runs the cases not yet run. Results already produced are never lost.
+SupervisedRun run_supervised(const SupervisionOptions& options);
+
+/// 0 when every case passed (skips allowed, at least one pass), 77 when all were skipped,
+/// 1 otherwise (any failure or crash, or no case at all).
+int supervised_exit_code(const SupervisedRun& run);
+
+/// One line per case and a closing "N passed, N failed, N skipped" line.
+std::string summarize(const SupervisedRun& run);
+
+}  // namespace rkt

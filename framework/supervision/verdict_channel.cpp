@@ -1,0 +1,76 @@
+#include "framework/supervision/verdict_channel.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "framework/base/record_fields.h"
+
+namespace rkt {
+namespace {
+
+int verdict_fd = -1;
+std::string verdict_nonce;
+
+void write_record(const std::string& body) {
+  if (verdict_fd < 0) return;
+  const std::string line = "RKT " + verdict_nonce + " " + body + "\n";
+  std::size_t written = 0;
+  while (written < line.size()) {
+    const ssize_t n = ::write(verdict_fd, line.data() + written, line.size() - written);
+    if (n <= 0) return;
+    written += static_cast<std::size_t>(n);
+  }
+}
+
+std::string full_name(const ::testing::TestInfo& info) {
+  return std::string(info.test_suite_name()) + "." + info.name();
+}
+
+class VerdictReporter : public ::testing::EmptyTestEventListener {
+  void OnTestStart(const ::testing::TestInfo& info) override {
+    write_record("start " + full_name(info));
+  }
+
+  void OnTestPartResult(const ::testing::TestPartResult& part) override {
+    if (part.failed() || part.skipped()) messages_ += part.message() + std::string("\n");
+  }
+
+  void OnTestEnd(const ::testing::TestInfo& info) override {
+    const ::testing::TestResult& result = *info.result();
+    for (int i = 0; i < result.test_property_count(); ++i) {
+      const ::testing::TestProperty& property = result.GetTestProperty(i);
+      if (std::string(property.key()) == kCaseSummaryProperty) messages_ += property.value();
+    }
+    const char* status = result.Failed() ? "failed" : result.Skipped() ? "skipped" : "passed";
+    write_record("end " + full_name(info) + " " + status + " " +
+                 std::to_string(result.elapsed_time()) + " " + escape_record_field(messages_));
+    messages_.clear();
+  }
+
+  std::string messages_;
+};
+
+}  // namespace
+
+bool install_verdict_reporter() {
+  const char* fd_text = std::getenv(kVerdictFdVariable);
+  const char* nonce = std::getenv(kVerdictNonceVariable);
+  if (fd_text == nullptr || nonce == nullptr) return false;
+  verdict_fd = std::atoi(fd_text);
+  verdict_nonce = nonce;
+  ::unsetenv(kVerdictFdVariable);
+  ::unsetenv(kVerdictNonceVariable);
+  ::testing::UnitTest::GetInstance()->listeners().Append(new VerdictReporter);
+  return true;
+}
+
+void report_run_complete() {
+  write_record("complete");
+  if (verdict_fd >= 0) ::close(verdict_fd);
+  verdict_fd = -1;
+}
+
+}  // namespace rkt

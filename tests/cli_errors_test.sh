@@ -83,7 +83,7 @@ error "cannot read BASE: '$work/base/results.json' does not exist (expected a ru
   bash -c "mkdir -p '$work/base' && '$rkt' compare '$work/base' '$work/base'"
 error "compare takes two results (BASE and NEW: results.json files or run folders), got 0" "$rkt" compare
 echo '{"schema": "rkt-results/3", ' > "$work/broken.json"
-error "'$work/broken.json': line 2, column 1: expected a member name in quotes" \
+error "'$work/broken.json': line 2, column 1: syntax error while parsing object key" \
   "$rkt" compare "$work/broken.json" "$work/broken.json"
 error "'$work/missing_shard' does not exist" "$rkt" merge --out "$work/merged" "$work/missing_shard"
 error "merge needs --out DIR" "$rkt" merge "$work/base"

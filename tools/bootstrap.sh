@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, then configures and builds RobustKernelTest. Safe to run again.
 #
-#   Debian packages: cmake, g++, GoogleTest/GoogleMock, Google Benchmark, rapidcheck, ccache, and
-#   chromium (headless, for the report page test: tests/report_check/).
+#   Debian packages: cmake, g++, GoogleTest/GoogleMock, Google Benchmark, rapidcheck, nlohmann/json,
+#   ccache, and chromium (headless, for the report page test: tests/report_check/).
 #   LibTorch: the PyPI torch wheel (it carries LibTorch and its CMake config) in a Python
 #   environment outside the checkout, keyed by the torch version, so every clone on the machine
 #   (CI's fresh clone too) reuses it: ${RKT_VENV:-~/.cache/rkt/venv-torch-<version>}.
@@ -20,7 +20,8 @@ venv="${RKT_VENV:-$HOME/.cache/rkt/venv-torch-$RKT_TORCH_VERSION}"
 say() { echo "bootstrap: $*"; }
 
 # ---- Debian packages -------------------------------------------------------------------------
-packages=(cmake g++ make libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev ccache chromium)
+packages=(cmake g++ make libgtest-dev libgmock-dev libbenchmark-dev librapidcheck-dev
+  nlohmann-json3-dev ccache chromium)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||

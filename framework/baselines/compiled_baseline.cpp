@@ -9,7 +9,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "framework/base/json_text.h"
+#include <nlohmann/json.hpp>
+
 #include "framework/dims/dim_resolution.h"
 #include "framework/inputs/input_generation.h"
 #include "framework/isolation/kernel_invocation.h"
@@ -88,31 +89,35 @@ std::unique_ptr<CompiledReference> load_compiled_reference(const TaskSpec& task,
 }
 
 void print_compiled_spec(std::ostream& out, Device device) {
-  out << "{\"torch\":" << json_string(TORCH_VERSION) << ",\"device\":"
-      << json_string(to_string(device)) << ",\"tasks\":[";
-  bool first = true;
+  using Json = nlohmann::ordered_json;
+  Json spec = Json::object();
+  spec["torch"] = TORCH_VERSION;
+  spec["device"] = to_string(device);
+  Json& tasks = spec["tasks"] = Json::array();
   for (const TaskSpec* declared : registered_tasks()) {
     const TaskSpec& task = declared->configured(0);
     const std::vector<std::vector<std::int64_t>> shapes = input_shapes(task, task.test_dims(device));
-    out << (first ? "" : ",") << "{\"task\":" << json_string(declared->id())
-        << ",\"config\":" << json_string(task.config_name())
-        << ",\"dims\":" << json_string(format_dims(task.test_dims(device)))
-        << ",\"package\":" << json_string(compiled_package_path(*declared, device));
+    Json entry = Json::object();
+    entry["task"] = declared->id();
+    entry["config"] = task.config_name();
+    entry["dims"] = format_dims(task.test_dims(device));
+    entry["package"] = compiled_package_path(*declared, device);
     if (!task.forward_task_id().empty()) {  // Built from the forward task's twin (its vjp).
-      out << ",\"forward_task\":" << json_string(task.forward_task_id())
-          << ",\"forward_inputs\":" << task.num_forward_inputs();
+      entry["forward_task"] = task.forward_task_id();
+      entry["forward_inputs"] = task.num_forward_inputs();
     }
-    out << ",\"inputs\":[";
+    Json& inputs = entry["inputs"] = Json::array();
     for (std::size_t i = 0; i < shapes.size(); ++i) {
-      out << (i ? "," : "") << "{\"name\":" << json_string(task.inputs()[i].name)
-          << ",\"dtype\":" << json_string(to_string(task.inputs()[i].dtype)) << ",\"shape\":[";
-      for (std::size_t d = 0; d < shapes[i].size(); ++d) out << (d ? "," : "") << shapes[i][d];
-      out << "]}";
+      Json input = Json::object();
+      input["name"] = task.inputs()[i].name;
+      input["dtype"] = to_string(task.inputs()[i].dtype);
+      input["shape"] = shapes[i];
+      inputs.push_back(std::move(input));
     }
-    out << "]}";
-    first = false;
+    tasks.push_back(std::move(entry));
   }
-  out << "]}\n";
+  // One line. Bytes that are not UTF-8 are written as U+FFFD instead of refused.
+  out << spec.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n";
 }
 
 }  // namespace rkt

@@ -8,7 +8,9 @@
 #include <map>
 #include <sstream>
 
-#include "framework/base/json_text.h"
+#include <nlohmann/json.hpp>
+
+#include "framework/base/recorded_number.h"
 #include "framework/comparison/output_comparison.h"
 #include "framework/inputs/input_generation.h"
 #include "framework/inputs/input_scaling.h"
@@ -322,33 +324,30 @@ std::map<std::string, SourceCounts> count_by_source(const std::vector<TaskVerdic
 }
 
 std::string task_verdicts_json(const std::vector<TaskVerdict>& verdicts, double seconds) {
-  std::ostringstream out;
-  const auto list = [&out](const std::vector<std::string>& lines) {
-    out << "[";
-    for (std::size_t i = 0; i < lines.size(); ++i) out << (i ? "," : "") << json_string(lines[i]);
-    out << "]";
-  };
-  out << "{\"tasks\":[";
-  for (std::size_t t = 0; t < verdicts.size(); ++t) {
-    const TaskVerdict& verdict = verdicts[t];
-    out << (t ? "," : "") << "{\"id\":" << json_string(verdict.task)
-        << ",\"source\":" << json_string(task_source(verdict.task))
-        << ",\"severity\":" << json_string(to_string(verdict.severity)) << ",\"reasons\":";
-    list(verdict.reasons);
-    out << ",\"notes\":";
-    list(verdict.notes);
-    out << ",\"seconds\":" << verdict.seconds << "}";
+  using Json = nlohmann::ordered_json;
+  Json top = Json::object();
+  Json& tasks = top["tasks"] = Json::array();
+  for (const TaskVerdict& verdict : verdicts) {
+    Json entry = Json::object();
+    entry["id"] = verdict.task;
+    entry["source"] = task_source(verdict.task);
+    entry["severity"] = to_string(verdict.severity);
+    entry["reasons"] = verdict.reasons;
+    entry["notes"] = verdict.notes;
+    entry["seconds"] = as_recorded(verdict.seconds);
+    tasks.push_back(std::move(entry));
   }
-  out << "],\"sources\":{";
-  bool first = true;
+  Json& sources = top["sources"] = Json::object();
   for (const auto& [source, counts] : count_by_source(verdicts)) {
-    out << (first ? "" : ",") << json_string(source) << ":{\"tasks\":" << counts.tasks
-        << ",\"excluded\":" << counts.excluded << ",\"precision_blind\":" << counts.precision_blind
-        << ",\"with_notes\":" << counts.with_notes << "}";
-    first = false;
+    Json& entry = sources[source] = Json::object();
+    entry["tasks"] = counts.tasks;
+    entry["excluded"] = counts.excluded;
+    entry["precision_blind"] = counts.precision_blind;
+    entry["with_notes"] = counts.with_notes;
   }
-  out << "},\"seconds\":" << seconds << "}\n";
-  return out.str();
+  top["seconds"] = as_recorded(seconds);
+  // One line. Bytes that are not UTF-8 (a reason may quote a message) are written as U+FFFD.
+  return top.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 std::string task_verdicts_text(const std::vector<TaskVerdict>& verdicts, double seconds) {

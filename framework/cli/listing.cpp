@@ -2,7 +2,8 @@
 
 #include <cstdio>
 
-#include "framework/base/json_text.h"
+#include <nlohmann/json.hpp>
+
 #include "framework/cases/case_catalog.h"
 #include "framework/dims/dim_resolution.h"
 #include "framework/dims/kernel_domain.h"
@@ -59,71 +60,60 @@ void print_listing_text(std::ostream& out) {
 }
 
 void print_listing_json(std::ostream& out) {
-  out << "{\"tasks\":[";
-  bool first = true;
+  using Json = nlohmann::ordered_json;
+  Json listing = Json::object();
+  Json& tasks = listing["tasks"] = Json::array();
   for (const TaskSpec* task : registered_tasks()) {
-    out << (first ? "" : ",") << "{\"id\":" << json_string(task->id())
-        << ",\"description\":" << json_string(task->description()) << ",\"inputs\":[";
-    for (std::size_t i = 0; i < task->inputs().size(); ++i) {
-      const InputSpec& input = task->inputs()[i];
-      out << (i ? "," : "") << "{\"name\":" << json_string(input.name) << ",\"dims\":[";
-      for (std::size_t d = 0; d < input.dims.size(); ++d) {
-        out << (d ? "," : "") << json_string(input.dims[d]);
-      }
-      out << "],\"dtype\":" << json_string(to_string(input.dtype))
-          << ",\"values\":" << json_string(input.values.describe())
-          << ",\"index\":" << (input.is_index() ? "true" : "false") << "}";
+    Json entry = Json::object();
+    entry["id"] = task->id();
+    entry["description"] = task->description();
+    Json& inputs = entry["inputs"] = Json::array();
+    for (const InputSpec& input : task->inputs()) {
+      Json spec = Json::object();
+      spec["name"] = input.name;
+      spec["dims"] = input.dims;
+      spec["dtype"] = to_string(input.dtype);
+      spec["values"] = input.values.describe();
+      spec["index"] = input.is_index();
+      inputs.push_back(std::move(spec));
     }
-    out << "],\"outputs\":[";
-    for (std::size_t i = 0; i < task->output_names().size(); ++i) {
-      out << (i ? "," : "") << json_string(task->output_names()[i]);
-    }
-    out << "],\"configs\":[";
+    entry["outputs"] = task->output_names();
+    Json& configs = entry["configs"] = Json::array();
     for (std::size_t c = 0; c < task->configs().size(); ++c) {
       const TaskSpec& configured = task->configured(c);
-      out << (c ? "," : "") << "{\"name\":" << json_string(configured.config_name())
-          << ",\"default_dims\":" << json_string(format_dims(configured.default_dims()))
-          << ",\"small_dims\":" << json_string(format_dims(configured.small_dims())) << "}";
+      Json config = Json::object();
+      config["name"] = configured.config_name();
+      config["default_dims"] = format_dims(configured.default_dims());
+      config["small_dims"] = format_dims(configured.small_dims());
+      configs.push_back(std::move(config));
     }
-    out << "],\"forward_task\":" << json_string(task->forward_task_id())
-        << ",\"default_dims\":" << json_string(format_dims(task->configured(0).default_dims()))
-        << ",\"small_dims\":" << json_string(format_dims(task->configured(0).small_dims()))
-        << "}";
-    first = false;
+    entry["forward_task"] = task->forward_task_id();
+    entry["default_dims"] = format_dims(task->configured(0).default_dims());
+    entry["small_dims"] = format_dims(task->configured(0).small_dims());
+    tasks.push_back(std::move(entry));
   }
-  out << "],\"kernels\":[";
-  first = true;
+  Json& kernels = listing["kernels"] = Json::array();
   for (const KernelSpec* kernel : registered_kernels()) {
-    out << (first ? "" : ",") << "{\"id\":" << json_string(kernel->kernel_id())
-        << ",\"task\":" << json_string(kernel->task_id())
-        << ",\"device\":" << json_string(to_string(kernel->device()))
-        << ",\"precision\":" << json_string(to_string(kernel->precision())) << ",\"waived_gates\":{";
-    bool first_waiver = true;
-    for (const auto& [gate, reason] : kernel->waived_gates()) {
-      out << (first_waiver ? "" : ",") << json_string(to_string(gate)) << ":" << json_string(reason);
-      first_waiver = false;
-    }
-    out << "},\"allowed_operators\":[";
-    for (std::size_t i = 0; i < kernel->allowed_operators().size(); ++i) {
-      out << (i ? "," : "") << json_string(kernel->allowed_operators()[i]);
-    }
-    out << "],\"supports\":[";
-    for (std::size_t i = 0; i < kernel->supported_dims().size(); ++i) {
-      out << (i ? "," : "") << json_string(kernel->supported_dims()[i].describe());
-    }
-    out << "],\"cases\":[";
+    Json entry = Json::object();
+    entry["id"] = kernel->kernel_id();
+    entry["task"] = kernel->task_id();
+    entry["device"] = to_string(kernel->device());
+    entry["precision"] = to_string(kernel->precision());
+    Json& waived = entry["waived_gates"] = Json::object();
+    for (const auto& [gate, reason] : kernel->waived_gates()) waived[to_string(gate)] = reason;
+    entry["allowed_operators"] = kernel->allowed_operators();
+    Json& supports = entry["supports"] = Json::array();
+    for (const auto& restriction : kernel->supported_dims()) supports.push_back(restriction.describe());
+    Json& cases = entry["cases"] = Json::array();
     if (const TaskSpec* task = find_task(kernel->task_id())) {
-      bool first_case = true;
       for (const KernelCase& kernel_case : cases_of(*kernel, *task)) {
-        out << (first_case ? "" : ",")
-            << json_string(kernel_case.suite + "." + kernel_case.name);
-        first_case = false;
+        cases.push_back(kernel_case.suite + "." + kernel_case.name);
       }
     }
-    out << "]}";
-    first = false;
+    kernels.push_back(std::move(entry));
   }
-  out << "]}\n";
+  // One line. Bytes that are not UTF-8 are written as U+FFFD instead of refused.
+  out << listing.dump(-1, ' ', false, Json::error_handler_t::replace) << "\n";
 }
 
 void print_task_catalog(std::ostream& out, const std::vector<TaskVerdict>& verdicts) {

@@ -12,17 +12,20 @@
 #include <stdexcept>
 #include <tuple>
 
+#include <nlohmann/json.hpp>
+
 #include "framework/base/file_access.h"
-#include "framework/base/json_text.h"
+#include "framework/base/json_fields.h"
 #include "framework/base/option_parsing.h"
 #include "framework/base/record_fields.h"
+#include "framework/base/recorded_number.h"
 #include "framework/baselines/backward_baseline.h"
 #include "framework/benchmarks/benchmark_case.h"
 #include "framework/cases/task_filter.h"
 #include "framework/dims/dim_resolution.h"
 #include "framework/inputs/seeding.h"
 #include "framework/isolation/kernel_invocation.h"
-#include "framework/runs/json_fields.h"
+#include "framework/runs/ratio_interval_field.h"
 #include "framework/runtime/device_support.h"
 #include "rkt/defaults.h"
 
@@ -72,13 +75,6 @@ std::string utc_time(const char* format) {
   return text.str();
 }
 
-std::string json_number(double value) {
-  if (!std::isfinite(value)) return "null";
-  std::ostringstream text;
-  text << std::setprecision(6) << value;
-  return text.str();
-}
-
 std::string fixed(double value, int digits) {
   if (!std::isfinite(value) || value <= 0) return "-";
   std::ostringstream text;
@@ -100,9 +96,15 @@ std::string html_escape(const std::string& text) {
   return escaped;
 }
 
-std::string interval_json(const RatioInterval& interval) {
-  return "{\"ratio\": " + json_number(interval.ratio) + ", \"low\": " +
-         json_number(interval.low) + ", \"high\": " + json_number(interval.high) + "}";
+using Json = nlohmann::ordered_json;
+
+// Numbers go through as_recorded (six significant digits; non-finite ones are written as null).
+Json interval_json(const RatioInterval& interval) {
+  Json entry = Json::object();
+  entry["ratio"] = as_recorded(interval.ratio);
+  entry["low"] = as_recorded(interval.low);
+  entry["high"] = as_recorded(interval.high);
+  return entry;
 }
 
 // "1.234 [1.200, 1.250]" (ms), or "absent".
@@ -313,63 +315,69 @@ BaselineRow deserialize_baseline_row(const std::string& text) {
 }
 
 std::string baseline_table_json(const BaselineTable& table) {
-  std::ostringstream out;
-  out << "{\n  \"schema\": \"rkt-baselines/1\",\n  \"started_utc\": "
-      << json_string(table.started_utc) << ",\n  \"finished\": "
-      << (table.finished ? "true" : "false") << ",\n  \"device\": " << json_string(table.device)
-      << ",\n  \"peaks\": {\"name\": " << json_string(table.peaks.device_name)
-      << ", \"copy_bytes_per_second\": " << json_number(table.peaks.copy_bytes_per_second)
-      << ", \"fp32_flops_per_second\": " << json_number(table.peaks.fp32_flops_per_second)
-      << ", \"tf32_flops_per_second\": " << json_number(table.peaks.tf32_flops_per_second)
-      << "},\n  \"tasks\": [";
-  for (std::size_t r = 0; r < table.rows.size(); ++r) {
-    const BaselineRow& row = table.rows[r];
-    out << (r ? "," : "") << "\n    {\"task\": " << json_string(row.task)
-        << ", \"source\": " << json_string(task_source(row.task))
-        << ", \"device\": " << json_string(row.device) << ", \"dims\": " << json_string(row.dims)
-        << ", \"problem\": " << json_string(row.problem)
-        << ", \"seconds\": " << json_number(row.seconds)
-        << ",\n     \"minimal_bytes\": " << json_number(row.minimal_bytes)
-        << ", \"flops\": " << json_number(row.flops)
-        << ", \"floor_ms\": " << json_number(row.floor_ms)
-        << ", \"floor_tf32_ms\": " << json_number(row.floor_tf32_ms)
-        << ",\n     \"tf32_speedup\": " << interval_json(row.tf32_speedup)
-        << ", \"compiled_speedup\": " << interval_json(row.compiled_speedup)
-        << ",\n     \"baselines\": [";
-    for (std::size_t b = 0; b < row.baselines.size(); ++b) {
-      const BaselineTiming& timing = row.baselines[b];
-      out << (b ? "," : "") << "\n       {\"name\": " << json_string(timing.name)
-          << ", \"available\": " << (timing.available ? "true" : "false")
-          << ", \"absent_reason\": " << json_string(timing.absent_reason)
-          << ", \"median_ms\": " << json_number(timing.time.median)
-          << ", \"median_low_ms\": " << json_number(timing.median_low)
-          << ", \"median_high_ms\": " << json_number(timing.median_high)
-          << ", \"q1_ms\": " << json_number(timing.time.first_quartile)
-          << ", \"q3_ms\": " << json_number(timing.time.third_quartile)
-          << ", \"samples\": " << timing.time.count
-          << ", \"relative_noise\": " << json_number(timing.time.relative_noise)
-          << ", \"stop_reason\": " << json_string(timing.stop_reason)
-          << ", \"peak_memory_bytes\": " << json_number(timing.peak_memory_bytes) << "}";
+  Json top = Json::object();
+  top["schema"] = "rkt-baselines/1";
+  top["started_utc"] = table.started_utc;
+  top["finished"] = table.finished;
+  top["device"] = table.device;
+  Json& peaks = top["peaks"] = Json::object();
+  peaks["name"] = table.peaks.device_name;
+  peaks["copy_bytes_per_second"] = as_recorded(table.peaks.copy_bytes_per_second);
+  peaks["fp32_flops_per_second"] = as_recorded(table.peaks.fp32_flops_per_second);
+  peaks["tf32_flops_per_second"] = as_recorded(table.peaks.tf32_flops_per_second);
+  Json& tasks = top["tasks"] = Json::array();
+  for (const BaselineRow& row : table.rows) {
+    Json entry = Json::object();
+    entry["task"] = row.task;
+    entry["source"] = task_source(row.task);
+    entry["device"] = row.device;
+    entry["dims"] = row.dims;
+    entry["problem"] = row.problem;
+    entry["seconds"] = as_recorded(row.seconds);
+    entry["minimal_bytes"] = as_recorded(row.minimal_bytes);
+    entry["flops"] = as_recorded(row.flops);
+    entry["floor_ms"] = as_recorded(row.floor_ms);
+    entry["floor_tf32_ms"] = as_recorded(row.floor_tf32_ms);
+    entry["tf32_speedup"] = interval_json(row.tf32_speedup);
+    entry["compiled_speedup"] = interval_json(row.compiled_speedup);
+    Json& baselines = entry["baselines"] = Json::array();
+    for (const BaselineTiming& timing : row.baselines) {
+      Json baseline = Json::object();
+      baseline["name"] = timing.name;
+      baseline["available"] = timing.available;
+      baseline["absent_reason"] = timing.absent_reason;
+      baseline["median_ms"] = as_recorded(timing.time.median);
+      baseline["median_low_ms"] = as_recorded(timing.median_low);
+      baseline["median_high_ms"] = as_recorded(timing.median_high);
+      baseline["q1_ms"] = as_recorded(timing.time.first_quartile);
+      baseline["q3_ms"] = as_recorded(timing.time.third_quartile);
+      baseline["samples"] = timing.time.count;
+      baseline["relative_noise"] = as_recorded(timing.time.relative_noise);
+      baseline["stop_reason"] = timing.stop_reason;
+      baseline["peak_memory_bytes"] = as_recorded(timing.peak_memory_bytes);
+      baselines.push_back(std::move(baseline));
     }
-    out << "]}";
+    tasks.push_back(std::move(entry));
   }
-  out << "\n  ],\n  \"summary\": [";
-  bool first = true;
-  for (const auto& [source, summary] : summarize_by_source(table.rows)) {
-    out << (first ? "" : ",") << "\n    {\"source\": " << json_string(source)
-        << ", \"tasks\": " << summary.tasks << ", \"measured\": " << summary.measured
-        << ", \"compiled_available\": " << summary.compiled
-        << ", \"geomean_tf32_speedup\": " << json_number(summary.tf32_speedup)
-        << ", \"geomean_compiled_speedup\": " << json_number(summary.compiled_speedup) << "}";
-    first = false;
+  Json& summary = top["summary"] = Json::array();
+  for (const auto& [source, counts] : summarize_by_source(table.rows)) {
+    Json entry = Json::object();
+    entry["source"] = source;
+    entry["tasks"] = counts.tasks;
+    entry["measured"] = counts.measured;
+    entry["compiled_available"] = counts.compiled;
+    entry["geomean_tf32_speedup"] = as_recorded(counts.tf32_speedup);
+    entry["geomean_compiled_speedup"] = as_recorded(counts.compiled_speedup);
+    summary.push_back(std::move(entry));
   }
-  out << "\n  ]\n}\n";
-  return out.str();
+  // Two-space indents; bytes that are not UTF-8 (a failure's message may carry any) written as
+  // U+FFFD instead of refused.
+  return top.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 BaselineTable read_baseline_table(const std::string& text) {
-  const JsonValue document = parse_json(text);
-  const JsonFields fields(document, "");
+  const JsonDocument document(text);
+  const JsonFields fields = document.root();
   if (fields.text("schema") != "rkt-baselines/1") {
     JsonFields::fail("schema", "is '" + fields.text("schema") + "', not 'rkt-baselines/1'");
   }

@@ -4,11 +4,12 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 #include "framework/base/file_access.h"
-#include "framework/base/json_text.h"
-#include "framework/runs/json_fields.h"
+#include "framework/base/json_fields.h"
+#include "framework/runs/ratio_interval_field.h"
 
 namespace rkt {
 namespace {
@@ -39,14 +40,11 @@ CaseRecord read_case(const JsonFields& fields) {
   if (fields.has("dims")) {
     CaseDetails& details = record.details;
     details.known = true;
-    for (const auto& [name, size] : fields.member("dims", JsonValue::Kind::object).members) {
-      if (size.kind != JsonValue::Kind::number) JsonFields::fail(fields.path() + ".dims." + name, "is not a number");
-      details.dims[name] = std::stoll(size.text);
-    }
+    for (const auto& [name, size] : fields.members("dims")) details.dims[name] = size.as_integer();
     details.scale = fields.number("scale");
-    const JsonValue& seed = fields.member("seed", JsonValue::Kind::number);
-    details.seed_known = seed.kind == JsonValue::Kind::number;
-    if (details.seed_known) details.seed = std::stoull(seed.text);
+    const std::optional<std::uint64_t> seed = fields.unsigned_integer_or_null("seed");
+    details.seed_known = seed.has_value();
+    if (details.seed_known) details.seed = *seed;
     details.config = fields.text("config");
     // The writer appends the command that replays this case to the recorded environment.
     details.reproduce = fields.text("reproduce");
@@ -109,9 +107,8 @@ KernelReport read_kernel(const JsonFields& fields) {
   kernel.task_severity = fields.text("task_severity");
   kernel.task_reasons = fields.strings("task_reasons");
   kernel.seconds = fields.number("seconds");
-  for (const auto& [gate, reason] : fields.member("waived_gates", JsonValue::Kind::object).members) {
-    if (reason.kind != JsonValue::Kind::string) JsonFields::fail(fields.path() + ".waived_gates." + gate, "is not a string");
-    kernel.waived_gates[gate] = reason.text;
+  for (const auto& [gate, reason] : fields.members("waived_gates")) {
+    kernel.waived_gates[gate] = reason.as_text();
   }
   kernel.allowed_operators = fields.strings("allowed_operators");
   kernel.supported_dims = fields.strings("supports");
@@ -128,8 +125,7 @@ KernelReport read_kernel(const JsonFields& fields) {
   return kernel;
 }
 
-RunReport read_report(const JsonValue& document) {
-  const JsonFields top(document, "");
+RunReport read_report(const JsonFields& top) {
   RunReport report;
   const std::string schema = top.text("schema");
   if (schema != kResultsSchema) {
@@ -137,26 +133,22 @@ RunReport read_report(const JsonValue& document) {
                                 std::string(kResultsSchema) + "'");
   }
   report.started_utc = top.text("started_utc");
-  const JsonValue& seed = top.member("seed", JsonValue::Kind::number);
-  if (seed.kind != JsonValue::Kind::number || seed.text.find_first_not_of("0123456789") != std::string::npos) {
-    JsonFields::fail("seed", "is not a non-negative integer");
-  }
-  report.seed = std::stoull(seed.text);
+  const std::optional<std::uint64_t> seed = top.unsigned_integer_or_null("seed");
+  if (!seed) JsonFields::fail("seed", "is not a non-negative integer");
+  report.seed = *seed;
   report.hidden_inputs = top.text("hidden_inputs");
   report.isolation = top.text("isolation");
   report.finished = top.flag("finished");
   report.kernel_filter = top.text("kernel_filter");
-  const JsonValue* shard = document.find("shard");
-  if (shard == nullptr) JsonFields::fail("shard", "is missing");
-  if (shard->kind != JsonValue::Kind::null) {
+  if (!top.has("shard")) JsonFields::fail("shard", "is missing");
+  if (!top.is_null("shard")) {
     const JsonFields shard_fields = top.object("shard");
     report.shard_index = shard_fields.integer("index");
     report.shard_count = shard_fields.integer("count");
     report.selected_kernels = shard_fields.integer("selected_kernels");
   }
   report.merged_shards = top.integer("merged_shards");
-  for (const auto& [device, value] : top.member("devices", JsonValue::Kind::object).members) {
-    const JsonFields peaks_fields(value, "devices." + device);
+  for (const auto& [device, peaks_fields] : top.members("devices")) {
     DevicePeaks peaks;
     peaks.device_name = peaks_fields.text("name");
     peaks.copy_bytes_per_second = peaks_fields.number("copy_bytes_per_second");
@@ -192,11 +184,11 @@ RunReport read_run_results(const std::string& path) {
   const std::string text = read_whole_file(file);
   if (text.empty()) throw std::invalid_argument("'" + file + "' is empty or cannot be read");
   try {
-    return read_report(parse_json(text));
+    return read_report(JsonDocument(text).root());
   } catch (const std::invalid_argument& error) {
     throw std::invalid_argument("'" + file + "': " + error.what());
-  } catch (const std::exception& error) {  // std::stoull and friends: out of range.
-    throw std::invalid_argument("'" + file + "': a number is out of range (" + error.what() + ")");
+  } catch (const std::exception& error) {  // Anything else the reading threw.
+    throw std::invalid_argument("'" + file + "': " + error.what());
   }
 }
 

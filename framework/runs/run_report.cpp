@@ -7,19 +7,16 @@
 #include <set>
 #include <sstream>
 
-#include "framework/base/json_text.h"
+#include <nlohmann/json.hpp>
+
+#include "framework/base/recorded_number.h"
 #include "framework/supervision/case_records_json.h"
 #include "framework/timing/sample_statistics.h"
 
 namespace rkt {
 namespace {
 
-std::string number(double value) {
-  if (!std::isfinite(value)) return "null";
-  std::ostringstream text;
-  text << std::setprecision(6) << value;
-  return text.str();
-}
+using Json = nlohmann::ordered_json;
 
 std::string fixed(double value, int digits) {
   if (!std::isfinite(value)) return "-";
@@ -28,23 +25,34 @@ std::string fixed(double value, int digits) {
   return text.str();
 }
 
-// `value` as results.json records it (six significant digits). Fields derived from others are
-// computed from the recorded values, so that the file agrees with itself and a program that
-// reads it back (rkt merge) writes the same text again.
-double as_written(double value) { return std::isfinite(value) ? std::stod(number(value)) : value; }
-
-std::string summary_json(const SampleSummary& s) {
-  return "{\"median_ms\": " + number(s.median) + ", \"q1_ms\": " + number(s.first_quartile) +
-         ", \"q3_ms\": " + number(s.third_quartile) + ", \"iqr_ms\": " +
-         number(as_written(s.third_quartile) - as_written(s.first_quartile)) +
-         ", \"mean_ms\": " + number(s.mean) + ", \"stddev_ms\": " + number(s.stddev) +
-         ", \"samples\": " + std::to_string(s.count) +
-         ", \"relative_noise\": " + number(s.relative_noise) + "}";
+// The file's text: two-space indents; bytes that are not UTF-8 (a kernel's message may carry
+// any) written as U+FFFD instead of refused.
+std::string json_file_text(const Json& document) {
+  return document.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
-std::string interval_json(const RatioInterval& r) {
-  return "{\"ratio\": " + number(r.ratio) + ", \"low\": " + number(r.low) +
-         ", \"high\": " + number(r.high) + "}";
+// Numbers go through as_recorded (six significant digits). Fields derived from others are
+// computed from the recorded values, so that the file agrees with itself and a program that
+// reads it back (rkt merge) writes the same text again.
+Json summary_json(const SampleSummary& s) {
+  Json summary = Json::object();
+  summary["median_ms"] = as_recorded(s.median);
+  summary["q1_ms"] = as_recorded(s.first_quartile);
+  summary["q3_ms"] = as_recorded(s.third_quartile);
+  summary["iqr_ms"] = as_recorded(as_recorded(s.third_quartile) - as_recorded(s.first_quartile));
+  summary["mean_ms"] = as_recorded(s.mean);
+  summary["stddev_ms"] = as_recorded(s.stddev);
+  summary["samples"] = s.count;
+  summary["relative_noise"] = as_recorded(s.relative_noise);
+  return summary;
+}
+
+Json interval_json(const RatioInterval& r) {
+  Json interval = Json::object();
+  interval["ratio"] = as_recorded(r.ratio);
+  interval["low"] = as_recorded(r.low);
+  interval["high"] = as_recorded(r.high);
+  return interval;
 }
 
 // "N % 4 == 0, N <= 8192".
@@ -179,129 +187,111 @@ std::vector<DeviceAggregates> aggregate(const std::vector<KernelReport>& kernels
 }
 
 std::string results_json(const RunReport& report) {
-  std::ostringstream out;
-  out << "{\n  \"schema\": " << json_string(kResultsSchema) << ",\n  \"started_utc\": "
-      << json_string(report.started_utc) << ",\n  \"seed\": " << report.seed
-      << ",\n  \"hidden_inputs\": " << json_string(report.hidden_inputs)
-      << ",\n  \"isolation\": " << json_string(report.isolation)
-      << ",\n  \"finished\": " << (report.finished ? "true" : "false")
-      << ",\n  \"kernel_filter\": " << json_string(report.kernel_filter) << ",\n  \"shard\": ";
+  Json top = Json::object();
+  top["schema"] = kResultsSchema;
+  top["started_utc"] = report.started_utc;
+  top["seed"] = report.seed;
+  top["hidden_inputs"] = report.hidden_inputs;
+  top["isolation"] = report.isolation;
+  top["finished"] = report.finished;
+  top["kernel_filter"] = report.kernel_filter;
+  top["shard"] = nullptr;
   if (report.shard_count > 0) {
-    out << "{\"index\": " << report.shard_index << ", \"count\": " << report.shard_count
-        << ", \"selected_kernels\": " << report.selected_kernels << "}";
-  } else {
-    out << "null";
+    Json& shard = top["shard"] = Json::object();
+    shard["index"] = report.shard_index;
+    shard["count"] = report.shard_count;
+    shard["selected_kernels"] = report.selected_kernels;
   }
-  out << ",\n  \"merged_shards\": " << report.merged_shards << ",\n  \"devices\": {";
-  bool first = true;
+  top["merged_shards"] = report.merged_shards;
+  Json& devices = top["devices"] = Json::object();
   for (const auto& [device, peaks] : report.peaks) {
-    out << (first ? "" : ",") << "\n    " << json_string(device) << ": {\"name\": "
-        << json_string(peaks.device_name)
-        << ", \"copy_bytes_per_second\": " << number(peaks.copy_bytes_per_second)
-        << ", \"fp32_flops_per_second\": " << number(peaks.fp32_flops_per_second)
-        << ", \"tf32_flops_per_second\": " << number(peaks.tf32_flops_per_second)
-        << ", \"bf16_flops_per_second\": " << number(peaks.bf16_flops_per_second)
-        << ", \"harness_overhead_ms\": " << number(peaks.harness_overhead_ms) << "}";
-    first = false;
+    Json& entry = devices[device] = Json::object();
+    entry["name"] = peaks.device_name;
+    entry["copy_bytes_per_second"] = as_recorded(peaks.copy_bytes_per_second);
+    entry["fp32_flops_per_second"] = as_recorded(peaks.fp32_flops_per_second);
+    entry["tf32_flops_per_second"] = as_recorded(peaks.tf32_flops_per_second);
+    entry["bf16_flops_per_second"] = as_recorded(peaks.bf16_flops_per_second);
+    entry["harness_overhead_ms"] = as_recorded(peaks.harness_overhead_ms);
   }
-  out << "\n  },\n  \"kernels\": [";
-  for (std::size_t k = 0; k < report.kernels.size(); ++k) {
-    const KernelReport& kernel = report.kernels[k];
+  Json& kernels = top["kernels"] = Json::array();
+  for (const KernelReport& kernel : report.kernels) {
     const BenchmarkRecord& bench = kernel.benchmark;
-    out << (k ? "," : "") << "\n    {\"task\": " << json_string(kernel.task)
-        << ", \"kernel\": " << json_string(kernel.kernel)
-        << ", \"device\": " << json_string(kernel.device)
-        << ", \"precision\": " << json_string(kernel.precision)
-        << ", \"verdict\": " << json_string(kernel.verdict())
-        << ", \"task_severity\": " << json_string(kernel.task_severity)
-        << ", \"precision_claim\": " << json_string(kernel.precision_claim())
-        << ", \"task_reasons\": [";
-    for (std::size_t r = 0; r < kernel.task_reasons.size(); ++r) {
-      out << (r ? ", " : "") << json_string(kernel.task_reasons[r]);
+    Json entry = Json::object();
+    entry["task"] = kernel.task;
+    entry["kernel"] = kernel.kernel;
+    entry["device"] = kernel.device;
+    entry["precision"] = kernel.precision;
+    entry["verdict"] = kernel.verdict();
+    entry["task_severity"] = kernel.task_severity;
+    entry["precision_claim"] = kernel.precision_claim();
+    entry["task_reasons"] = kernel.task_reasons;
+    entry["seconds"] = as_recorded(kernel.seconds);
+    Json& waived = entry["waived_gates"] = Json::object();
+    for (const auto& [gate, reason] : kernel.waived_gates) waived[gate] = reason;
+    entry["allowed_operators"] = kernel.allowed_operators;
+    entry["supports"] = kernel.supported_dims;
+    Json& cases = entry["cases"] = Json::array();
+    // The case record's one writer is supervision/'s (its header leaves the JSON library out):
+    // its text, parsed back, with the seventeen digits it keeps of milliseconds and scale.
+    for (const CaseRecord& record : kernel.cases.cases) {
+      cases.push_back(Json::parse(case_record_json(record)));
     }
-    out << "]"
-        << ", \"seconds\": " << number(kernel.seconds) << ",\n     \"waived_gates\": {";
-    bool first_waiver = true;
-    for (const auto& [gate, reason] : kernel.waived_gates) {
-      out << (first_waiver ? "" : ", ") << json_string(gate) << ": " << json_string(reason);
-      first_waiver = false;
+    entry["problems"] = kernel.cases.problems;
+    Json& benchmark = entry["benchmark"] = Json::object();
+    benchmark["measured"] = bench.measured;
+    benchmark["problem"] = bench.problem;
+    benchmark["dims"] = bench.dims;
+    benchmark["time"] = summary_json(bench.time);
+    benchmark["stop_reason"] = bench.stop_reason;
+    benchmark["peak_memory_bytes"] = as_recorded(bench.peak_memory_bytes);
+    benchmark["floor_ms"] = as_recorded(bench.floor_ms);
+    benchmark["impossible"] = bench.impossible;
+    Json& roofline = benchmark["roofline"] = Json::object();
+    roofline["achieved_bytes_per_second"] = as_recorded(bench.achieved_bytes_per_second);
+    roofline["achieved_flops_per_second"] = as_recorded(bench.achieved_flops_per_second);
+    roofline["bandwidth_fraction"] = as_recorded(bench.bandwidth_fraction);
+    roofline["flops_fraction"] = as_recorded(bench.flops_fraction);
+    Json& spot_checks = benchmark["spot_checks"] = Json::object();
+    spot_checks["checked"] = bench.spot_checks;
+    spot_checks["failed"] = bench.spot_check_failures;
+    spot_checks["message"] = bench.spot_check_message;
+    Json& baselines = benchmark["baselines"] = Json::array();
+    for (const BaselineResult& baseline : bench.baselines) {
+      Json row = Json::object();
+      row["name"] = baseline.name;
+      row["available"] = baseline.available;
+      row["absent_reason"] = baseline.absent_reason;
+      row["measures"] = baseline.measures;
+      row["time"] = summary_json(baseline.time);
+      row["peak_memory_bytes"] = as_recorded(baseline.peak_memory_bytes);
+      row["speedup"] = interval_json(baseline.speedup);
+      row["memory_efficiency"] = as_recorded(baseline.memory_efficiency);
+      baselines.push_back(std::move(row));
     }
-    out << "},\n     \"allowed_operators\": [";
-    for (std::size_t o = 0; o < kernel.allowed_operators.size(); ++o) {
-      out << (o ? ", " : "") << json_string(kernel.allowed_operators[o]);
-    }
-    out << "], \"supports\": [";
-    for (std::size_t r = 0; r < kernel.supported_dims.size(); ++r) {
-      out << (r ? ", " : "") << json_string(kernel.supported_dims[r]);
-    }
-    out << "],\n     \"cases\": [";
-    for (std::size_t c = 0; c < kernel.cases.cases.size(); ++c) {
-      out << (c ? "," : "") << "\n       " << case_record_json(kernel.cases.cases[c]);
-    }
-    out << "],\n     \"problems\": [";
-    for (std::size_t p = 0; p < kernel.cases.problems.size(); ++p) {
-      out << (p ? ", " : "") << json_string(kernel.cases.problems[p]);
-    }
-    out << "],\n     \"benchmark\": {\"measured\": " << (bench.measured ? "true" : "false")
-        << ", \"problem\": " << json_string(bench.problem) << ", \"dims\": " << json_string(bench.dims)
-        << ",\n       \"time\": " << summary_json(bench.time)
-        << ", \"stop_reason\": " << json_string(bench.stop_reason)
-        << ",\n       \"peak_memory_bytes\": " << number(bench.peak_memory_bytes)
-        << ", \"floor_ms\": " << number(bench.floor_ms)
-        << ", \"impossible\": " << (bench.impossible ? "true" : "false")
-        << ",\n       \"roofline\": {\"achieved_bytes_per_second\": "
-        << number(bench.achieved_bytes_per_second)
-        << ", \"achieved_flops_per_second\": " << number(bench.achieved_flops_per_second)
-        << ", \"bandwidth_fraction\": " << number(bench.bandwidth_fraction)
-        << ", \"flops_fraction\": " << number(bench.flops_fraction) << "}"
-        << ",\n       \"spot_checks\": {\"checked\": " << bench.spot_checks
-        << ", \"failed\": " << bench.spot_check_failures
-        << ", \"message\": " << json_string(bench.spot_check_message) << "}"
-        << ",\n       \"baselines\": [";
-    for (std::size_t b = 0; b < bench.baselines.size(); ++b) {
-      const BaselineResult& baseline = bench.baselines[b];
-      out << (b ? "," : "") << "\n         {\"name\": " << json_string(baseline.name)
-          << ", \"available\": " << (baseline.available ? "true" : "false")
-          << ", \"absent_reason\": " << json_string(baseline.absent_reason)
-          << ", \"measures\": " << json_string(baseline.measures)
-          << ", \"time\": " << summary_json(baseline.time)
-          << ", \"peak_memory_bytes\": " << number(baseline.peak_memory_bytes)
-          << ", \"speedup\": " << interval_json(baseline.speedup)
-          << ", \"memory_efficiency\": " << number(baseline.memory_efficiency) << "}";
-    }
-    out << "],\n       \"strongest_baseline\": " << json_string(bench.strongest_baseline)
-        << ", \"speedup_vs_strongest\": " << interval_json(bench.speedup_vs_strongest)
-        << ", \"faster_than_strongest\": "
-        << (bench.faster_than_strongest() && as_written(bench.speedup_vs_strongest.low) > 1
-                ? "true"
-                : "false")
-        << "}}";
+    benchmark["strongest_baseline"] = bench.strongest_baseline;
+    benchmark["speedup_vs_strongest"] = interval_json(bench.speedup_vs_strongest);
+    benchmark["faster_than_strongest"] =
+        bench.faster_than_strongest() && as_recorded(bench.speedup_vs_strongest.low) > 1;
+    kernels.push_back(std::move(entry));
   }
-  out << "\n  ],\n  \"summary\": [";
-  const std::vector<DeviceAggregates> aggregates = aggregate(report.kernels);
-  for (std::size_t a = 0; a < aggregates.size(); ++a) {
-    const DeviceAggregates& agg = aggregates[a];
-    out << (a ? "," : "") << "\n    {\"device\": " << json_string(agg.device)
-        << ", \"kernels\": " << agg.kernels << ", \"correct\": " << agg.correct
-        << ", \"correctness_rate\": " << number(agg.correctness_rate)
-        << ", \"impossible\": " << agg.impossible
-        << ", \"excluded_left_out\": " << agg.excluded_left_out
-        << ", \"precision_blind\": " << agg.precision_blind << ", \"fast_p\": {";
-    bool first_p = true;
-    for (const auto& [p, share] : agg.fast_p) {
-      out << (first_p ? "" : ", ") << json_string(p) << ": " << number(share);
-      first_p = false;
-    }
-    out << "}, \"geomean_speedup\": {";
-    bool first_s = true;
-    for (const auto& [name, value] : agg.geomean_speedup) {
-      out << (first_s ? "" : ", ") << json_string(name) << ": " << number(value);
-      first_s = false;
-    }
-    out << "}, \"geomean_memory_efficiency\": " << number(agg.geomean_memory_efficiency) << "}";
+  Json& summary = top["summary"] = Json::array();
+  for (const DeviceAggregates& agg : aggregate(report.kernels)) {
+    Json entry = Json::object();
+    entry["device"] = agg.device;
+    entry["kernels"] = agg.kernels;
+    entry["correct"] = agg.correct;
+    entry["correctness_rate"] = as_recorded(agg.correctness_rate);
+    entry["impossible"] = agg.impossible;
+    entry["excluded_left_out"] = agg.excluded_left_out;
+    entry["precision_blind"] = agg.precision_blind;
+    Json& fast_p = entry["fast_p"] = Json::object();
+    for (const auto& [p, share] : agg.fast_p) fast_p[p] = as_recorded(share);
+    Json& geomean = entry["geomean_speedup"] = Json::object();
+    for (const auto& [name, value] : agg.geomean_speedup) geomean[name] = as_recorded(value);
+    entry["geomean_memory_efficiency"] = as_recorded(agg.geomean_memory_efficiency);
+    summary.push_back(std::move(entry));
   }
-  out << "\n  ]\n}\n";
-  return out.str();
+  return json_file_text(top);
 }
 
 std::string report_markdown(const RunReport& report) {

@@ -5,7 +5,7 @@
 #include <iomanip>
 #include <sstream>
 
-#include "framework/base/json_text.h"
+#include <nlohmann/json.hpp>
 
 namespace rkt {
 namespace {
@@ -77,52 +77,61 @@ CaseDetails take_case_details(std::string& message) {
   return details;
 }
 
-std::string case_record_json(const CaseRecord& record) {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Bytes that are not UTF-8 (a kernel's message may carry any) are written as U+FFFD instead of
+// refused.
+std::string json_text(const Json& value, int indent) {
+  return value.dump(indent, ' ', false, Json::error_handler_t::replace);
+}
+
+// Milliseconds and scale keep every digit (the library writes the shortest text that reads
+// back as the same double); non-finite ones are written as null.
+Json case_record(const CaseRecord& record) {
   const std::size_t dot = record.name.rfind('.');
-  std::ostringstream out;
-  out << "{\"name\": " << json_string(record.name)
-      << ", \"suite\": " << json_string(record.name.substr(0, dot))
-      << ", \"case\": " << json_string(dot == std::string::npos ? "" : record.name.substr(dot + 1))
-      << ", \"status\": " << json_string(record.status)
-      << ", \"milliseconds\": " << number(record.milliseconds)
-      << ", \"message\": " << json_string(record.message);
+  Json entry = Json::object();
+  entry["name"] = record.name;
+  entry["suite"] = record.name.substr(0, dot);
+  entry["case"] = dot == std::string::npos ? "" : record.name.substr(dot + 1);
+  entry["status"] = record.status;
+  entry["milliseconds"] = record.milliseconds;
+  entry["message"] = record.message;
   const CaseDetails& details = record.details;
   if (details.known) {
-    out << ", \"dims\": {";
-    bool first = true;
-    for (const auto& [name, size] : details.dims) {
-      out << (first ? "" : ", ") << json_string(name) << ": " << size;
-      first = false;
-    }
-    out << "}, \"scale\": " << number(details.scale)
-        << ", \"seed\": " << (details.seed_known ? std::to_string(details.seed) : "null")
-        << ", \"config\": " << json_string(details.config)
-        << ", \"reproduce\": "
-        << json_string(details.reproduce.empty()
-                           ? ""
-                           : details.reproduce + " rkt test --filter '" + record.name + "'");
+    Json& dims = entry["dims"] = Json::object();
+    for (const auto& [name, size] : details.dims) dims[name] = size;
+    entry["scale"] = details.scale;
+    entry["seed"] = nullptr;
+    if (details.seed_known) entry["seed"] = details.seed;
+    entry["config"] = details.config;
+    entry["reproduce"] = details.reproduce.empty()
+                             ? ""
+                             : details.reproduce + " rkt test --filter '" + record.name + "'";
   }
-  out << "}";
-  return out.str();
+  return entry;
 }
+
+}  // namespace
+
+std::string case_record_json(const CaseRecord& record) { return json_text(case_record(record), -1); }
 
 std::string supervised_run_json(const SupervisedRun& run, const std::string& seed,
                                 const std::string& filter) {
-  std::ostringstream out;
-  out << "{\"seed\": " << json_string(seed) << ", \"filter\": " << json_string(filter)
-      << ",\n \"cases\": [";
-  for (std::size_t i = 0; i < run.cases.size(); ++i) {
-    out << (i ? "," : "") << "\n  " << case_record_json(run.cases[i]);
+  Json top = Json::object();
+  top["seed"] = seed;
+  top["filter"] = filter;
+  Json& cases = top["cases"] = Json::array();
+  for (const CaseRecord& record : run.cases) cases.push_back(case_record(record));
+  top["problems"] = run.problems;
+  Json& summary = top["summary"] = Json::object();
+  for (const char* status : {"passed", "failed", "crashed", "skipped"}) {
+    summary[status] = run.count(status);
   }
-  out << "],\n \"problems\": [";
-  for (std::size_t i = 0; i < run.problems.size(); ++i) {
-    out << (i ? ", " : "") << json_string(run.problems[i]);
-  }
-  out << "],\n \"summary\": {\"passed\": " << run.count("passed")
-      << ", \"failed\": " << run.count("failed") << ", \"crashed\": " << run.count("crashed")
-      << ", \"skipped\": " << run.count("skipped") << ", \"processes\": " << run.processes
-      << ", \"exit_code\": " << supervised_exit_code(run) << "}}\n";
-  return out.str();
+  summary["processes"] = run.processes;
+  summary["exit_code"] = supervised_exit_code(run);
+  return json_text(top, 2) + "\n";
 }
 
 }  // namespace rkt

@@ -149,7 +149,7 @@ ReferenceRunner baseline_runner(const TaskSpec& task, Device device, const std::
     return {};
   }
   const CaseOutcome check = judge_outputs(twin, task, "compiled baseline (Python twin)",
-                                          sets[0].host_inputs, sets[0].signatures, outputs);
+                                          sets[0].drawn_inputs, sets[0].signatures, outputs);
   if (check.status != CaseStatus::passed) {
     absent_reason = "the Python twin disagrees with the C++ reference: " + check.message;
     return {};
@@ -288,7 +288,7 @@ BenchmarkRecord benchmark_kernel(const KernelSpec& kernel, const TaskSpec& decla
       const CaseOutcome outcome =
           judge_outputs(kernel, task, kernel.full_id() + " timed call on input set " +
                                           std::to_string(order[s]),
-                        set.prepared.host_inputs, set.prepared.signatures, set.outputs);
+                        set.prepared.drawn_inputs, set.prepared.signatures, set.outputs);
       ++record.spot_checks;
       if (outcome.status == CaseStatus::failed) {
         ++record.spot_check_failures;

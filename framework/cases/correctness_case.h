@@ -31,23 +31,33 @@ std::string describe_case(const CaseInputs& inputs);
 
 /// A case's inputs, drawn and on the kernel's device.
 struct PreparedCase {
-  std::vector<at::Tensor> host_inputs;    ///< As drawn; the kernel never sees these buffers.
+  /// As drawn (on the device DrawOn chose); the kernel never sees these buffers, and the
+  /// reference runs on fresh copies of them.
+  std::vector<at::Tensor> drawn_inputs;
   std::vector<at::Tensor> device_inputs;  ///< Copies on the kernel's device, passed to the kernel.
   std::vector<OutputSignature> signatures;
 };
 
+/// Where a case's inputs are drawn. The values are the same either way (counter_random.h); a GPU
+/// draws a large input in a fraction of a millisecond where the host takes most of a second.
+enum class DrawOn {
+  kernel_device,  ///< the kernel's device: correctness, property, hidden and integrity cases, benchmarks
+  cpu,            ///< the host: for callers that transform the drawn inputs with host-side code
+};
+
 /// Draws the inputs of `inputs` for `kernel`. Throws with a message when the task cannot.
-PreparedCase prepare_case(const KernelSpec& kernel, const TaskSpec& task, const CaseInputs& inputs);
+PreparedCase prepare_case(const KernelSpec& kernel, const TaskSpec& task, const CaseInputs& inputs,
+                          DrawOn draw_on = DrawOn::kernel_device);
 
 /// Prepares inputs drawn elsewhere (a user property's generator): output signatures from the
 /// reference on meta tensors, copies for the kernel.
 PreparedCase prepare_given_inputs(const KernelSpec& kernel, const TaskSpec& task,
-                                  std::vector<at::Tensor> host_inputs);
+                                  std::vector<at::Tensor> drawn_inputs);
 
-/// Runs the reference on fresh copies of `host_inputs` (after the kernel ran) and judges
+/// Runs the reference on fresh copies of `drawn_inputs` (after the kernel ran) and judges
 /// `outputs`. `where` prefixes every message.
 CaseOutcome judge_outputs(const KernelSpec& kernel, const TaskSpec& task, const std::string& where,
-                          const std::vector<at::Tensor>& host_inputs,
+                          const std::vector<at::Tensor>& drawn_inputs,
                           const std::vector<OutputSignature>& signatures,
                           const std::vector<at::Tensor>& outputs);
 

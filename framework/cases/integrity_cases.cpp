@@ -75,7 +75,7 @@ std::string recycled_output(const KernelSpec& kernel, const TaskSpec& task) {
   }  // The planted outputs are freed here; invoke_kernel scrubs freed memory before the call.
   const KernelRun run = invoke_kernel(kernel, prepared.device_inputs, prepared.signatures);
   require_pass(judge_outputs(kernel, task, kernel.full_id() + ", " + describe_case(inputs),
-                             prepared.host_inputs, prepared.signatures, run.outputs),
+                             prepared.drawn_inputs, prepared.signatures, run.outputs),
                "unwritten or recycled output (the expected result was left in freed memory and "
                "freed memory was scrubbed to NaN before the call)");
   return "outputs were computed, not recycled from freed memory";
@@ -110,7 +110,7 @@ std::string replay(const KernelSpec& kernel, const TaskSpec& task) {
     const KernelRun run = invoke_kernel(kernel, buffers, values.signatures);
     require_pass(judge_outputs(kernel, task,
                                kernel.full_id() + ", " + call + ", " + describe_case(inputs),
-                               values.host_inputs, values.signatures, run.outputs),
+                               values.drawn_inputs, values.signatures, run.outputs),
                  "replay or memoization (" + call + ")");
   };
   check(first.device_inputs, first, first_inputs, "call 1");
@@ -129,13 +129,14 @@ std::string replay(const KernelSpec& kernel, const TaskSpec& task) {
   // cache keyed on k of n elements escapes a call with probability k/n, all three only with
   // (k/n)^3 (16 of 2400 sampled: 3e-7).
   PreparedCase changed = second;
-  changed.host_inputs = clones(second.host_inputs);
+  changed.drawn_inputs = clones(second.drawn_inputs);
   at::Generator positions = at::detail::createCPUGenerator(case_seed(task.id() + "/replay_sixth"));
   for (int call = 6; call < 6 + kReplaySingleElementCalls; ++call) {
-    for (std::size_t i = 0; i < changed.host_inputs.size(); ++i) {
-      at::Tensor& input = changed.host_inputs[i];
+    for (std::size_t i = 0; i < changed.drawn_inputs.size(); ++i) {
+      at::Tensor& input = changed.drawn_inputs[i];
       if (!task.inputs()[i].is_scaled() || !input.is_floating_point() || input.numel() == 0) continue;
-      const at::Tensor where = at::randint(input.numel(), {1}, positions, at::kLong);
+      const at::Tensor where =
+          at::randint(input.numel(), {1}, positions, at::kLong).to(input.device());
       at::Tensor flat = input.view(-1);
       flat.index_put_({where}, flat.index({where}) * -2.0 + 0.5);
       impose_structure(task.inputs()[i].values, input);  // symmetric stays symmetric, etc.
@@ -192,7 +193,7 @@ std::string escaped_work(const KernelSpec& kernel, const TaskSpec& task) {
           std::to_string(at_return[i].numel()) + " elements"};
     }
   }
-  require_pass(judge_outputs(kernel, task, where, prepared.host_inputs, prepared.signatures,
+  require_pass(judge_outputs(kernel, task, where, prepared.drawn_inputs, prepared.signatures,
                              at_return),
                "escaped work (outputs read through the kernel's stream when it returned)");
 
@@ -247,7 +248,7 @@ std::string determinism(const KernelSpec& kernel, const TaskSpec& task) {
     results.push_back(invoke_kernel(kernel, prepared.device_inputs, prepared.signatures).outputs);
   }
   require_pass(judge_outputs(kernel, task, kernel.full_id() + ", " + describe_case(inputs),
-                             prepared.host_inputs, prepared.signatures, results[0]),
+                             prepared.drawn_inputs, prepared.signatures, results[0]),
                "nondeterminism (call 1)");
   const Tolerance tolerance = task.tolerance(kernel.precision());
   bool bitwise = true;

@@ -80,9 +80,9 @@ CaseOutcome run_relation_case(const KernelSpec& kernel, const TaskSpec& task,
   PreparedCase prepared;
   RelationInstance instance;
   try {
-    prepared = prepare_case(kernel, task, inputs);
+    prepared = prepare_case(kernel, task, inputs, DrawOn::cpu);  // host-side transforms follow
     at::Generator generator = at::make_generator<at::CPUGeneratorImpl>(inputs.seed ^ 0x7e1a7e1aull);
-    instance = relation.draw(prepared.host_inputs, generator);
+    instance = relation.draw(prepared.drawn_inputs, generator);
   } catch (const std::exception& error) {
     return {CaseStatus::failed, where + ": could not prepare the relation's inputs: " +
                                     describe_exception(error)};
@@ -105,7 +105,7 @@ CaseOutcome run_relation_case(const KernelSpec& kernel, const TaskSpec& task,
       }
     }
     predicted = instance.expected(to_double(first));
-    honest_predicted = instance.expected(honest_outputs(task, prepared.host_inputs, kernel.precision(), kernel.device()));
+    honest_predicted = instance.expected(honest_outputs(task, prepared.drawn_inputs, kernel.precision(), kernel.device()));
     honest_second = honest_outputs(task, instance.transformed, kernel.precision(), kernel.device());
   } catch (const std::exception& error) {
     return {CaseStatus::failed, drawn + ": the relation could not be evaluated: " +

@@ -96,7 +96,7 @@ CaseOutcome run_trial(const KernelSpec& kernel, const TaskSpec& task, const User
   PreparedCase prepared;
   try {
     prepared = property.inputs_generator() ? prepare_given_inputs(kernel, task, host)
-                                           : prepare_case(kernel, task, inputs);
+                                           : prepare_case(kernel, task, inputs, DrawOn::cpu);
   } catch (const std::exception& error) {
     return {CaseStatus::failed, where + ": could not prepare the inputs: " + describe_exception(error)};
   }
@@ -107,14 +107,14 @@ CaseOutcome run_trial(const KernelSpec& kernel, const TaskSpec& task, const User
     return {CaseStatus::failed, where + ": the kernel threw: " + describe_exception(error)};
   }
   if (!property.check_function()) {
-    return judge_outputs(kernel, task, where, prepared.host_inputs, prepared.signatures, outputs);
+    return judge_outputs(kernel, task, where, prepared.drawn_inputs, prepared.signatures, outputs);
   }
   UserPropertyTrial trial;
   trial.dims = inputs.dims;
-  trial.inputs = prepared.host_inputs;
+  trial.inputs = prepared.drawn_inputs;
   trial.outputs = cpu_float64(outputs);
   trial.reference = [&task, &prepared] {
-    return run_reference_float64(task, prepared.host_inputs, Device::cpu);
+    return run_reference_float64(task, prepared.drawn_inputs, Device::cpu);
   };
   std::string problem;
   try {

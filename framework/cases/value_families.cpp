@@ -120,10 +120,10 @@ CaseOutcome run_value_family_case(const KernelSpec& kernel, const TaskSpec& task
   const std::string where = kernel.full_id() + ", " + describe_case(inputs);
   PreparedCase prepared;
   try {
-    prepared = prepare_case(kernel, task, inputs);
-    apply_value_family(task, prepared.host_inputs, family, inputs.seed);
+    prepared = prepare_case(kernel, task, inputs, DrawOn::cpu);  // host-side transforms follow
+    apply_value_family(task, prepared.drawn_inputs, family, inputs.seed);
     prepared.device_inputs.clear();
-    for (const at::Tensor& input : prepared.host_inputs) {
+    for (const at::Tensor& input : prepared.drawn_inputs) {
       prepared.device_inputs.push_back(input.to(to_torch_device(kernel.device()), false, true));
     }
   } catch (const std::exception& error) {
@@ -134,7 +134,7 @@ CaseOutcome run_value_family_case(const KernelSpec& kernel, const TaskSpec& task
   try {
     const std::vector<at::Tensor> outputs =
         invoke_kernel(kernel, prepared.device_inputs, prepared.signatures).outputs;
-    outcome = judge_outputs(kernel, task, where, prepared.host_inputs, prepared.signatures, outputs);
+    outcome = judge_outputs(kernel, task, where, prepared.drawn_inputs, prepared.signatures, outputs);
   } catch (const std::exception& error) {
     outcome = {CaseStatus::failed, where + ": the kernel threw: " + describe_exception(error)};
   }

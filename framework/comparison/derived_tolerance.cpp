@@ -47,4 +47,23 @@ Tolerance derived_tolerance(const Tolerance& floor, Precision precision,
   return worst;
 }
 
+Tolerance derived_tolerance(const Tolerance& floor, Precision precision,
+                            const at::Tensor& reference, const std::vector<at::Tensor>& honest,
+                            const at::Tensor& truncated, double scale_floor) {
+  Tolerance worst = derived_tolerance(floor, precision, reference, honest, scale_floor);
+  if (!truncated.defined() || truncated.sizes() != reference.sizes() || reference.numel() == 0) {
+    return worst;
+  }
+  const at::Tensor ref = reference.to(at::kDouble);
+  const at::Tensor error = truncated.to(ref.device()).to(at::kDouble) - ref;
+  if (!all_finite(error)) return worst;
+  const double n = static_cast<double>(ref.numel());
+  const double scale = std::max(reference_scale(ref), scale_floor);
+  const double norm = std::max(ref.norm().item<double>(), scale * std::sqrt(n));
+  worst.atol = std::max(worst.atol, kDirectedRoundingFactor * error.abs().max().item<double>() / scale);
+  worst.max_relative_error_norm = std::max(
+      worst.max_relative_error_norm, kDirectedRoundingFactor * error.norm().item<double>() / norm);
+  return worst;
+}
+
 }  // namespace rkt

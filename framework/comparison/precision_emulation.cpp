@@ -1,10 +1,10 @@
 #include "framework/comparison/precision_emulation.h"
 
 #include <ATen/ATen.h>
-#include <ATen/CPUGeneratorImpl.h>
 
 #include <cmath>
 
+#include "framework/inputs/counter_random.h"
 #include "framework/runtime/torch_bridge.h"
 
 namespace rkt {
@@ -54,9 +54,9 @@ at::Tensor round_mantissa_stochastically(const at::Tensor& x, int bits, std::uin
   const at::Tensor values = x.to(at::kFloat).contiguous();
   if (bits >= kFloat32MantissaBits) return values;
   const int dropped = kFloat32MantissaBits - bits;
-  at::Generator generator = at::make_generator<at::CPUGeneratorImpl>(seed);
-  const at::Tensor noise =
-      at::randint(0, 1 << dropped, values.sizes(), generator, at::kInt).to(values.device());
+  // Drawn where the values are (counter_random.h): no host draw and copy for a GPU's tensors.
+  const at::Tensor noise = counter_integers(values.sizes(), counter_key(seed, 0), 0, 1 << dropped,
+                                            at::kInt, values.device());
   const at::Tensor rounded = at::bitwise_and(float_bits(values) + noise, ~((1 << dropped) - 1));
   return at::where(at::isfinite(values), rounded.view(at::kFloat), values);
 }
@@ -103,6 +103,23 @@ std::vector<std::vector<at::Tensor>> honest_output_samples(const TaskSpec& task,
   for (const at::Tensor& output : task.reference()(rounded)) outputs.push_back(output.to(at::kDouble));
   samples.push_back(outputs);
   return samples;
+}
+
+std::vector<at::Tensor> truncated_honest_outputs(const TaskSpec& task,
+                                                 const std::vector<at::Tensor>& inputs,
+                                                 Precision precision, Device device) {
+  std::vector<at::Tensor> truncated;
+  for (const at::Tensor& input : inputs) {
+    at::Tensor copy = input.to(to_torch_device(device), /*non_blocking=*/false, /*copy=*/true);
+    if (copy.is_floating_point()) {
+      copy = truncate_mantissa(copy, mantissa_bits(precision));
+      if (precision == Precision::fp16) copy = copy.to(at::kHalf).to(at::kFloat);
+    }
+    truncated.push_back(copy);
+  }
+  std::vector<at::Tensor> outputs;
+  for (const at::Tensor& output : task.reference()(truncated)) outputs.push_back(output.to(at::kDouble));
+  return outputs;
 }
 
 }  // namespace rkt

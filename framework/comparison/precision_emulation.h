@@ -49,4 +49,11 @@ std::vector<std::vector<at::Tensor>> honest_output_samples(const TaskSpec& task,
                                                            const std::vector<at::Tensor>& inputs,
                                                            Precision precision, Device device);
 
+/// The outputs (float64, on `device`) of the task's reference in float32 on `inputs` truncated
+/// to `precision` (rounded toward zero, as tensor cores convert float32 bits fed to a TF32 mma):
+/// the directed-rounding honest kernel derived_tolerance admits within kDirectedRoundingFactor.
+std::vector<at::Tensor> truncated_honest_outputs(const TaskSpec& task,
+                                                 const std::vector<at::Tensor>& inputs,
+                                                 Precision precision, Device device);
+
 }  // namespace rkt

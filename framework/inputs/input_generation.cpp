@@ -1,16 +1,14 @@
 #include "framework/inputs/input_generation.h"
 
 #include <ATen/ATen.h>
-#include <ATen/CPUGeneratorImpl.h>
-#include <ATen/Parallel.h>
 
 #include <algorithm>
 #include <cmath>
-#include <mutex>
 #include <cstdio>
 #include <stdexcept>
 
 #include "framework/dims/dim_resolution.h"
+#include "framework/inputs/counter_random.h"
 #include "framework/isolation/kernel_invocation.h"
 #include "framework/runtime/torch_bridge.h"
 #include "rkt/defaults.h"
@@ -18,102 +16,59 @@
 namespace rkt {
 namespace {
 
-std::uint64_t mixed(std::uint64_t x) {  // splitmix64's finaliser
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
-
-// A new float tensor of `sizes` filled by `fill(part, generator)`. Up to kInputDrawChunkElements
-// elements the case's generator fills it directly; larger tensors are filled in chunks of that
-// size, in parallel, each from a generator seeded by one draw of the case's generator and the
-// chunk's index: the values depend on the seed alone, never on the number of threads (drawing a
-// 6 GB KernelBench input on one core took most of a benchmark's time).
-template <typename Fill>
-at::Tensor filled(at::IntArrayRef sizes, at::Generator& generator, Fill fill) {
-  at::Tensor tensor = at::empty(sizes, at::TensorOptions().dtype(at::kFloat));
-  const std::int64_t elements = tensor.numel();
-  const std::int64_t chunk = defaults::kInputDrawChunkElements;
-  if (elements <= chunk) {
-    fill(tensor, generator);
-    return tensor;
-  }
-  std::uint64_t base = 0;
-  {
-    std::lock_guard<std::mutex> lock(generator.mutex());
-    base = generator.get<at::CPUGeneratorImpl>()->random64();
-  }
-  at::Tensor flat = tensor.view(-1);
-  const std::int64_t chunks = (elements + chunk - 1) / chunk;
-  at::parallel_for(0, chunks, 1, [&](std::int64_t first, std::int64_t last) {
-    for (std::int64_t c = first; c < last; ++c) {
-      at::Generator part_generator =
-          at::make_generator<at::CPUGeneratorImpl>(mixed(base ^ static_cast<std::uint64_t>(c)));
-      at::Tensor part = flat.slice(0, c * chunk, std::min(elements, (c + 1) * chunk));
-      fill(part, part_generator);
-    }
-  });
-  return tensor;
-}
-
-at::Tensor draw(const InputSpec& input, const Dims& dims, at::Generator& generator) {
+// Input `ordinal` of a case draws from its own stream of the case's seed, so inputs never
+// depend on each other's sizes and any device can draw any of them (counter_random.h).
+at::Tensor draw(const InputSpec& input, const Dims& dims, std::uint64_t seed,
+                std::uint64_t ordinal, c10::Device device) {
   const std::vector<std::int64_t> sizes = resolve_dims(input.dims, dims);
   const ValueDistribution& values = input.values;
-  const auto options = at::TensorOptions().dtype(at::kFloat);
+  const std::uint64_t key = counter_key(seed, ordinal);
+  const auto uniform = [&](double low, double high) {
+    return counter_uniform(sizes, key, low, high, device);
+  };
   at::Tensor drawn;
   switch (values.kind) {
     case ValueDistribution::Kind::normal:
-      drawn = filled(sizes, generator, [&](at::Tensor& part, at::Generator& g) {
-        part.normal_(values.mean, values.stddev, g);
-      });
+      drawn = counter_normal(sizes, key, values.mean, values.stddev, device);
       break;
     case ValueDistribution::Kind::uniform:
-      drawn = filled(sizes, generator, [&](at::Tensor& part, at::Generator& g) {
-        part.uniform_(values.low, values.high, g);
-      });
+      drawn = uniform(values.low, values.high);
       break;
     case ValueDistribution::Kind::kaiming_uniform: {
       const double bound = std::sqrt(6.0 / product_of_dims(values.fan_in_dims, dims));
-      drawn = filled(sizes, generator,
-                     [&](at::Tensor& part, at::Generator& g) { part.uniform_(-bound, bound, g); });
+      drawn = uniform(-bound, bound);
       break;
     }
     case ValueDistribution::Kind::xavier_uniform: {
       const double fans = static_cast<double>(product_of_dims(values.fan_in_dims, dims) +
                                               product_of_dims(values.fan_out_dims, dims));
       const double bound = std::sqrt(6.0 / fans);
-      drawn = filled(sizes, generator,
-                     [&](at::Tensor& part, at::Generator& g) { part.uniform_(-bound, bound, g); });
+      drawn = uniform(-bound, bound);
       break;
     }
     case ValueDistribution::Kind::constant:
-      drawn = at::full(sizes, values.mean, options);
+      drawn = at::full(sizes, values.mean, at::TensorOptions().dtype(at::kFloat).device(device));
       break;
     case ValueDistribution::Kind::fan_in_uniform: {
       const double bound = 1.0 / std::sqrt(product_of_dims(values.fan_in_dims, dims));
-      drawn = filled(sizes, generator,
-                     [&](at::Tensor& part, at::Generator& g) { part.uniform_(-bound, bound, g); });
+      drawn = uniform(-bound, bound);
       break;
     }
     case ValueDistribution::Kind::xavier_normal: {
       const double fans = static_cast<double>(product_of_dims(values.fan_in_dims, dims) +
                                               product_of_dims(values.fan_out_dims, dims));
-      drawn = filled(sizes, generator, [&](at::Tensor& part, at::Generator& g) {
-        part.normal_(0, std::sqrt(2.0 / fans), g);
-      });
+      drawn = counter_normal(sizes, key, 0, std::sqrt(2.0 / fans), device);
       break;
     }
     case ValueDistribution::Kind::bernoulli:
-      return filled(sizes, generator,
-                    [&](at::Tensor& part, at::Generator& g) { part.bernoulli_(values.mean, g); })
+      return counter_bernoulli(sizes, key, values.mean, device)
           .to(to_scalar_type(input.dtype))
           .contiguous();
     case ValueDistribution::Kind::integers: {
       const std::int64_t high = values.high_dim.empty() ? static_cast<std::int64_t>(values.high)
                                                         : dims.at(values.high_dim);
-      return at::randint(static_cast<std::int64_t>(values.low), high, sizes, generator,
-                         at::TensorOptions().dtype(to_scalar_type(input.dtype)));
+      return counter_integers(sizes, key, static_cast<std::int64_t>(values.low), high,
+                              to_scalar_type(input.dtype), device);
     }
   }
   impose_structure(values, drawn);
@@ -138,21 +93,19 @@ std::vector<std::vector<std::int64_t>> forward_output_shapes(
 }  // namespace
 
 std::vector<at::Tensor> generate_inputs(const TaskSpec& task, const Dims& dims,
-                                        std::uint64_t seed) {
-  at::Generator generator = at::make_generator<at::CPUGeneratorImpl>(seed);
+                                        std::uint64_t seed, c10::Device device) {
   std::vector<at::Tensor> inputs;
   std::vector<std::vector<std::int64_t>> output_shapes;
-  for (const InputSpec& input : task.inputs()) {
+  for (std::size_t ordinal = 0; ordinal < task.inputs().size(); ++ordinal) {
+    const InputSpec& input = task.inputs()[ordinal];
     if (input.like_output < 0) {
-      inputs.push_back(draw(input, dims, generator));
+      inputs.push_back(draw(input, dims, seed, ordinal, device));
       continue;
     }
     if (output_shapes.empty()) output_shapes = forward_output_shapes(task, inputs);
     const auto& shape = output_shapes.at(static_cast<std::size_t>(input.like_output));
-    inputs.push_back(filled(shape, generator,
-                            [&](at::Tensor& part, at::Generator& g) {
-                              part.normal_(input.values.mean, input.values.stddev, g);
-                            })
+    inputs.push_back(counter_normal(shape, counter_key(seed, ordinal), input.values.mean,
+                                    input.values.stddev, device)
                          .to(to_scalar_type(input.dtype))
                          .contiguous());
   }

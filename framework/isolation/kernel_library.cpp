@@ -152,14 +152,24 @@ WorkerProcess& current_worker() {
   return *library.worker;
 }
 
+namespace {
+// Whether a GPU machine's judge lends its worker (default on; RKT_GPU_WORKER_LENDING=0 turns
+// it off, for comparing the two or if a driver misbehaves with long-lived IPC mappings).
+bool gpu_worker_lending() {
+  const char* setting = std::getenv("RKT_GPU_WORKER_LENDING");
+  return setting == nullptr || std::string(setting) != "0";
+}
+}  // namespace
+
 LentWorker lend_worker() {
   LentWorker lent;
   LibraryState& library = state();
   if (isolation_mode() != IsolationMode::isolated || library.launch.library.empty()) return lent;
-  // Not on a GPU machine yet: a worker's CUDA context kept across judges (IPC handles of judges
-  // that have ended, a context after a fault) has not been run on the H200; there each child
-  // starts its own worker, as in the recorded runs.
-  if (device_available(Device::cuda)) return lent;
+  // On a GPU machine too (docs/gpu_runs.md, run 18): the worker's CUDA context is kept across
+  // judges; the adopt request unmaps the IPC handles of judges that have ended, and a worker
+  // whose context was lost is replaced (device_lost) like one that died.
+  // RKT_GPU_WORKER_LENDING=0 starts a worker per child there, as before.
+  if (device_available(Device::cuda) && !gpu_worker_lending()) return lent;
   if (library.worker && !library.worker->adopted() && !library.worker->running()) discard_worker();
   try {
     if (!library.worker && library.spare && library.spare->running()) {

@@ -100,9 +100,13 @@ inline constexpr int kTimingCrossCheckMinRequests = 3;  // [requests]
 /// many requests before the times are refused: a burst of load then needs to last for most of
 /// them, a forged time breaks every one.
 inline constexpr int kTimingCrossCheckMaxRequests = 7;  // [requests]
-/// Inputs larger than this are drawn in chunks of this many elements, in parallel, each chunk
-/// from its own generator seeded from the case's (values depend on the seed, not on threads).
+/// Inputs are drawn in chunks of this many elements on the CPU, in parallel (a counter-based
+/// generator: values depend on the seed and the element's index, not on threads or chunks;
+/// framework/inputs/counter_random.h)...
 inline constexpr std::int64_t kInputDrawChunkElements = std::int64_t{1} << 20;  // [elements]
+/// ...and of this many on a GPU, one chunk after the other: it bounds the draw's temporaries
+/// (about 24 bytes an element) while keeping each chunk large enough to fill the device.
+inline constexpr std::int64_t kDeviceInputDrawChunkElements = std::int64_t{1} << 26;  // [elements]
 /// The empty request's cost is the cheapest of this many flush-and-mark cycles in the judge...
 inline constexpr int kTimingCalibrationRounds = 3;  // [cycles]
 /// ...times the request's calls, plus this allowance for one round trip to the worker (a

@@ -285,7 +285,7 @@ TEST(InputStructure, HiddenRangeCasesKeepTheStructure) {
   inputs.seed = 3;
   inputs.value_range = std::make_pair(-2.0, 5.0);
   const PreparedCase prepared = prepare_case(kernel, *task, inputs);
-  const at::Tensor& a = prepared.host_inputs[0];
+  const at::Tensor& a = prepared.drawn_inputs[0];
   EXPECT_TRUE(at::equal(a, a.t()));
   EXPECT_LT(a.min().item<double>(), 0.0);  // redrawn in [-2, 5), not the task's U[0, 1)
 }

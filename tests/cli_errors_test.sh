@@ -59,6 +59,22 @@ error "I is larger than N" "$rkt" run --shard 3/2
 error "I and N must be whole numbers" "$rkt" run --shard x/y
 error "no '/'" "$rkt" run --shard 2
 
+# --out onto a folder that holds a run: refused, the earlier run untouched; --replace overwrites it.
+mkdir -p "$work/earlier/benchmarks"
+echo '{"schema": "rkt-results/3", "marker": "earlier run"}' > "$work/earlier/results.json"
+echo stale > "$work/earlier/benchmarks/old_record"
+error "already holds a run ($work/earlier/results.json); pass --replace to overwrite it" \
+  "$rkt" run --kernel relu/cpu_loops --out "$work/earlier"
+grep -q "earlier run" "$work/earlier/results.json" || fail "a refused --out changed the earlier run"
+set +e
+"$rkt" run --kernel relu/cpu_loops --out "$work/earlier" --replace > "$work/out" 2>&1
+code=$?
+set -e
+[ "$code" = 0 ] || { cat "$work/out"; fail "--replace exited $code"; }
+! grep -q "earlier run" "$work/earlier/results.json" || fail "--replace kept the earlier results.json"
+[ ! -e "$work/earlier/benchmarks/old_record" ] || fail "--replace kept the earlier run's benchmark files"
+checked=$((checked + 1))
+
 # Hidden inputs: a malformed or unreadable suite, a malformed secret seed. The messages name the
 # line and field, never the suite's text, the file's path or the seed's value.
 printf 'scale 2\nfrobnicate 271828\n' > "$work/suite_marker_path.txt"
@@ -72,6 +88,19 @@ never 314159
 printf 'range 9 1\n' > "$work/suite_marker_path.txt"
 error "hidden suite line 1: range needs low < high" \
   env RKT_HIDDEN_SUITE="$work/suite_marker_path.txt" "$rkt" list
+# Lines that would test nothing: an unknown task, an unknown dim, a size outside the domain.
+printf 'scale 2\ndims relu_marker_q5 N=5\n' > "$work/suite_marker_path.txt"
+error "hidden suite line 2: field 2 names a task that is not registered" \
+  env RKT_HIDDEN_SUITE="$work/suite_marker_path.txt" "$rkt" list
+never relu_marker_q5
+printf 'dims relu B=3 Qmarker=7\n' > "$work/suite_marker_path.txt"
+error "hidden suite line 1: field 4 names a dim the task does not have" \
+  env RKT_HIDDEN_SUITE="$work/suite_marker_path.txt" "$rkt" list
+never Qmarker
+printf 'dims relu N=9876543 B=2\n' > "$work/suite_marker_path.txt"
+error "hidden suite line 1: field 3 lies outside the task's declared domain" \
+  env RKT_HIDDEN_SUITE="$work/suite_marker_path.txt" "$rkt" list
+never 9876543
 error "RKT_HIDDEN_SUITE names a file that cannot be read" \
   env RKT_HIDDEN_SUITE="$work/no_such_suite_marker" "$rkt" list
 never no_such_suite_marker

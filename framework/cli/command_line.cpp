@@ -9,6 +9,7 @@
 #include <climits>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -47,11 +48,12 @@ Usage:
                                     runs cases, each kernel in its own supervised process;
                                     --json: one record per case (status, message, dims,
                                     scale, seed, config, reproduce) on standard output
-  rkt run [--out DIR] [--kernel ID] [--timeout SECONDS] [--shard I/N]
+  rkt run [--out DIR] [--kernel ID] [--timeout SECONDS] [--shard I/N] [--replace]
                                     the main job: every kernel's cases, then a benchmark of
                                     each kernel that passed them against its task's baselines;
                                     writes DIR/results.json, report.md, report.html
-                                    (default DIR: runs/<UTC time>); exit 1 when a kernel fails
+                                    (default DIR: runs/<UTC time>); exit 1 when a kernel fails;
+                                    a DIR holding a run is refused (exit 2) unless --replace
   rkt compare BASE NEW [--tolerance PERCENT]
                                     the merge gate: BASE and NEW are results.json files or run
                                     folders; prints a Markdown table per kernel; exit 0: no
@@ -101,6 +103,8 @@ Environment:
   RKT_HIDDEN_SUITE=FILE  extra hidden cases (docs/threat_model.md); reports never show them
   RKT_HIDDEN_VERBOSE=1   show hidden cases' details in failure messages
   RKT_AOTI_CACHE=DIR     where compiled-baseline packages live (default ~/.cache/rkt/aoti)
+  RKT_GPU_WORKER_LENDING=0  on a GPU machine, each child judge starts its own worker (default:
+                         the parent lends its worker, as on the CPU)
 Benchmarks: samples until the median's relative noise is under %NOISE%%, at least %MIN_SAMPLES%
   samples, within %CUDA_BUDGET% ms of timed work on a GPU (%CPU_BUDGET% ms on the CPU); caches flushed and
   %INPUT_SETS% input sets rotated between samples; speedups with %CONFIDENCE%% bootstrap intervals.
@@ -175,6 +179,7 @@ std::string unknown_kernel_error(const std::string& fragment) {
 
 struct ParsedOptions {
   bool json = false;
+  bool replace = false;
   std::string ctest_file;
   std::string kernel;
   std::string filter;
@@ -198,8 +203,8 @@ bool parse_options(const std::vector<std::string>& args, const std::vector<std::
               (takes.empty() ? "; this command takes no options" : "; this command takes " + takes);
       return false;
     }
-    if (arg == "--json") {
-      options.json = true;
+    if (arg == "--json" || arg == "--replace") {
+      (arg == "--json" ? options.json : options.replace) = true;
       continue;
     }
     if (i + 1 >= args.size()) {
@@ -283,7 +288,15 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
     return 2;
   }
   try {
-    hidden_inputs();  // Read once, and removed from the environment, before any kernel runs.
+    // Read once, and removed from the environment, before any kernel runs.
+    std::set<std::string> implemented;
+    for (const KernelSpec* kernel : registered_kernels()) implemented.insert(kernel->task_id());
+    const std::vector<std::string> suite_errors =
+        hidden_suite_errors(hidden_inputs().suite, implemented);
+    if (!suite_errors.empty()) {
+      for (const std::string& error : suite_errors) std::cerr << "rkt: error: " << error << "\n";
+      return 2;
+    }
   } catch (const std::invalid_argument& error) {
     std::cerr << "rkt: error: " << error.what() << "\n";
     return 2;
@@ -383,7 +396,8 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
     return run_google_benchmark(bench_argc, bench_argv.data());
   }
   if (command == "run") {
-    if (!parse_options(args, {"--out", "--kernel", "--timeout", "--shard"}, options, error)) {
+    if (!parse_options(args, {"--out", "--kernel", "--timeout", "--shard", "--replace"}, options,
+                       error)) {
       return usage_error(error);
     }
     if (const std::string unknown = unknown_kernel_error(options.kernel); !unknown.empty()) {
@@ -396,6 +410,7 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
     job.kernel_filter = options.kernel;
     job.case_timeout_seconds = options.timeout;
     job.shard = options.shard;
+    job.replace_existing = options.replace;
     return run_main_job(job);
   }
   return usage_error("unknown command '" + command +

@@ -5,8 +5,11 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <stdexcept>
+
+#include "rkt/task.h"
 
 namespace rkt {
 namespace {
@@ -99,6 +102,7 @@ std::vector<HiddenCase> parse_hidden_suite(const std::string& text) {
     if (fields.empty()) continue;
     const std::string where = "hidden suite line " + std::to_string(line_number);
     HiddenCase hidden;
+    hidden.line = line_number;
     if (fields[0] == "scale" && fields.size() == 2) {
       hidden.kind = HiddenCase::Kind::scale;
       hidden.scale = parse_number(fields[1], line_number, 1);
@@ -120,7 +124,17 @@ std::vector<HiddenCase> parse_hidden_suite(const std::string& text) {
         }
         const double size = parse_number(fields[i].substr(equals + 1), line_number, i);
         if (size < 1) throw std::invalid_argument(where + ": dims must be at least 1");
-        hidden.dims[fields[i].substr(0, equals)] = static_cast<std::int64_t>(size);
+        const std::string name = fields[i].substr(0, equals);
+        if (hidden.dims.count(name) != 0) {
+          throw std::invalid_argument(where + ": field " + std::to_string(i + 1) +
+                                      " repeats a dim" + kContentWithheld);
+        }
+        hidden.dims[name] = static_cast<std::int64_t>(size);
+      }
+      for (const auto& [name, size] : hidden.dims) {
+        for (std::size_t i = 2; i < fields.size(); ++i) {
+          if (fields[i].compare(0, name.size() + 1, name + "=") == 0) hidden.dim_fields.push_back(i + 1);
+        }
       }
     } else {
       throw std::invalid_argument(where + ": expected 'scale <factor>', 'range <low> <high>' or "
@@ -129,6 +143,52 @@ std::vector<HiddenCase> parse_hidden_suite(const std::string& text) {
     cases.push_back(hidden);
   }
   return cases;
+}
+
+std::vector<std::string> hidden_suite_errors(const std::vector<HiddenCase>& suite,
+                                             const std::set<std::string>& implemented) {
+  std::vector<std::string> errors;
+  bool reaches_a_kernel = false;
+  for (const HiddenCase& hidden : suite) {
+    const std::string where = "hidden suite line " + std::to_string(hidden.line);
+    if (hidden.kind != HiddenCase::Kind::dims) {
+      reaches_a_kernel = reaches_a_kernel || !implemented.empty();
+      continue;
+    }
+    const TaskSpec* task = find_task(hidden.task);
+    if (task == nullptr) {
+      errors.push_back(where + ": field 2 names a task that is not registered" + kContentWithheld);
+      continue;
+    }
+    if (implemented.count(hidden.task) == 0) {
+      errors.push_back(where + ": field 2 names a task no kernel implements, so the line tests "
+                               "nothing" + kContentWithheld);
+      continue;
+    }
+    reaches_a_kernel = true;
+    std::size_t position = 0;
+    for (const auto& [name, size] : hidden.dims) {
+      const std::string field =
+          "field " + std::to_string(position < hidden.dim_fields.size() ? hidden.dim_fields[position] : 0);
+      ++position;
+      const bool known = task->default_dims().count(name) != 0 || task->small_dims().count(name) != 0;
+      if (!known) {
+        errors.push_back(where + ": " + field + " names a dim the task does not have" +
+                         kContentWithheld);
+        continue;
+      }
+      const auto domain = task->domains().find(name);
+      if (domain != task->domains().end() &&
+          (size < domain->second.min || size > domain->second.max)) {
+        errors.push_back(where + ": " + field + " lies outside the task's declared domain for it" +
+                         kContentWithheld);
+      }
+    }
+  }
+  if (!suite.empty() && !reaches_a_kernel && errors.empty()) {
+    errors.push_back("the hidden suite selects no case: none of its lines reaches a registered kernel");
+  }
+  return errors;
 }
 
 std::string HiddenInputs::summary() const {

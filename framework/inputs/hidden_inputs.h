@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,6 +28,8 @@ struct HiddenCase {
   std::pair<double, double> range{0, 1};   ///< value_range: floating inputs drawn U[low, high).
   std::string task;                        ///< dims: the task these dims are for.
   Dims dims;                               ///< dims: overrides of the task's test dims.
+  int line = 0;                            ///< Where it stands in the suite (for messages).
+  std::vector<std::size_t> dim_fields;     ///< dims: each override's field number, in `dims` order.
 };
 
 /// Parses a hidden suite. One case per line, '#' starts a comment:
@@ -35,6 +38,15 @@ struct HiddenCase {
 ///   dims <task> <NAME=size>...     e.g. "dims softmax B=3 N=5000"
 /// Throws std::invalid_argument naming the line.
 std::vector<HiddenCase> parse_hidden_suite(const std::string& text);
+
+/// What is wrong with `suite` against the registered tasks and kernels, one message per problem,
+/// naming the line and field only (the suite's content is a secret): a dims line for a task that
+/// is not registered or that no kernel implements, a dim the task does not have, a size outside
+/// the task's declared domain; and a suite none of whose lines reaches any kernel. A typo must
+/// never quietly turn a hidden case into no case.
+/// `implemented` holds the ids of the tasks some registered kernel implements.
+std::vector<std::string> hidden_suite_errors(const std::vector<HiddenCase>& suite,
+                                             const std::set<std::string>& implemented);
 
 struct HiddenInputs {
   std::optional<std::uint64_t> secret_seed;

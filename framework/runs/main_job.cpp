@@ -86,6 +86,19 @@ int run_main_job(const MainJobOptions& options) {
                                     ? "runs/" + utc_time("%Y%m%dT%H%M%SZ")
                                     : options.output_directory;
   const std::string scratch = directory + "/benchmarks";
+  if (file_exists(directory + "/results.json")) {
+    if (!options.replace_existing) {
+      std::cerr << "rkt run: error: " << directory << " already holds a run (" << directory
+                << "/results.json); pass --replace to overwrite it, or choose another --out\n";
+      return 2;
+    }
+    // The earlier run's files go, its benchmark records included, so that nothing of it is
+    // mistaken for this run's.
+    for (const std::string& name : directory_entries(scratch)) ::unlink((scratch + "/" + name).c_str());
+    for (const char* name : {"results.json", "report.md", "report.html"}) {
+      ::unlink((directory + "/" + name).c_str());
+    }
+  }
   try {
     make_directories(directory);
     make_directories(scratch);

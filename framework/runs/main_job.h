@@ -13,6 +13,9 @@ struct MainJobOptions {
   std::string kernel_filter;     ///< Only kernels whose full id contains this ("" = all).
   int case_timeout_seconds = 0;
   ShardSpec shard;  ///< --shard I/N: only this shard's share of the selected kernels.
+  /// --replace: a folder that already holds a run is emptied of it first. Without it such a
+  /// folder is refused (exit 2), so that an earlier run is never overwritten by mistake.
+  bool replace_existing = false;
 };
 
 /// Runs the job and returns the process exit code (0 when every kernel passed every case, 1

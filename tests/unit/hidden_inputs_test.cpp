@@ -16,6 +16,36 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
+// A typo in a hidden suite must never quietly become no case: every line is checked against the
+// registered tasks and kernels, and the messages name the line and field only.
+TEST(HiddenSuite, LinesThatWouldTestNothingAreRefusedByLineAndField) {
+  const auto errors_of = [](const std::string& text) {
+    return hidden_suite_errors(parse_hidden_suite(text), {"softmax", "relu"});
+  };
+  EXPECT_TRUE(errors_of("scale 3\nrange -2 2\ndims softmax B=3 N=5000\n").empty());
+  const auto unknown_task = errors_of("scale 3\ndims sofmax_q9 N=5\n");
+  ASSERT_EQ(unknown_task.size(), 1u);
+  EXPECT_THAT(unknown_task[0], HasSubstr("hidden suite line 2: field 2 names a task that is not registered"));
+  EXPECT_THAT(unknown_task[0], Not(HasSubstr("sofmax_q9")));
+  const auto unknown_dim = errors_of("dims softmax B=3 Q=7\n");
+  ASSERT_EQ(unknown_dim.size(), 1u);
+  EXPECT_THAT(unknown_dim[0], HasSubstr("hidden suite line 1: field 4 names a dim the task does not have"));
+  EXPECT_THAT(unknown_dim[0], Not(HasSubstr("Q")));
+  const auto outside = errors_of("dims softmax N=99999999 B=2\n");
+  ASSERT_EQ(outside.size(), 1u);
+  EXPECT_THAT(outside[0], HasSubstr("hidden suite line 1: field 3 lies outside the task's declared domain"));
+  EXPECT_THAT(outside[0], Not(HasSubstr("99999999")));
+  EXPECT_THROW(parse_hidden_suite("dims softmax N=5 N=6\n"), std::invalid_argument);
+  // A registered task no kernel implements: its dims line would run nowhere.
+  const auto nowhere = errors_of("dims layernorm B=2 N=7\n");
+  ASSERT_EQ(nowhere.size(), 1u);
+  EXPECT_THAT(nowhere[0], HasSubstr("hidden suite line 1: field 2 names a task no kernel implements"));
+  // No kernel at all: a suite of scales and ranges selects no case either.
+  const auto no_kernel = hidden_suite_errors(parse_hidden_suite("scale 3\n"), {});
+  ASSERT_EQ(no_kernel.size(), 1u);
+  EXPECT_THAT(no_kernel[0], HasSubstr("the hidden suite selects no case"));
+}
+
 TEST(HiddenSuite, ParsesScalesRangesAndDims) {
   const auto cases = parse_hidden_suite(
       "# secret cases\nscale -250\nrange -5 5   # wide values\n\ndims softmax B=3 N=5000\n");

@@ -11,6 +11,8 @@
 #   "faults" runs the fault-containment and stream tests (rkt_selftest) on the GPU;
 #   "sanitize" runs tools/gpu/sanitize.sh (compute-sanitizer over the CUDA kernels);
 #   "property" times the CUDA property cases per kernel (ctest -L property -L cuda);
+#   "speed" times `rkt test` per CUDA kernel (tools/gpu/speed_summary.py), "edit" an edit-rebuild-
+#   test loop on softmax.cu, "selftest_gpu" the unit tests that need the GPU;
 #   "multigpu" runs the CUDA correctness groups on every GPU (resource spec) and on one, timing
 #   both and checking that no two tests shared a GPU.
 set -uo pipefail
@@ -89,6 +91,55 @@ if [[ " $steps " == *" sanitize "* ]]; then
   echo "sanitize: exit $?, $(($(date +%s) - start)) s"
   tail -n 6 "$out/sanitize.log"
 fi
+if [[ " $steps " == *" speed "* ]]; then
+  # Issue 18's figures: `rkt test --kernel K --json` for every shipped CUDA kernel, one at a time
+  # (each kernel alone on the GPU), its wall time and its cases' times; a kernel past
+  # RKT_SPEED_KERNEL_LIMIT s (default 90) is stopped, and the loop stops past
+  # RKT_SPEED_TOTAL_LIMIT s (default 420) so that the call fits a device lease.
+  mkdir -p "$out/speed"
+  : >"$out/speed/times.tsv"
+  "$build/bin/rkt" list --json | python3 -c 'import json,sys
+for k in json.load(sys.stdin)["kernels"]:
+    if k["device"] == "cuda": print(k["task"] + "/" + k["id"])' >"$out/speed/kernels.txt"
+  speed_start=$(date +%s)
+  n=0
+  while read -r kernel; do
+    n=$((n + 1))
+    if (($(date +%s) - speed_start > ${RKT_SPEED_TOTAL_LIMIT:-420})); then
+      echo "speed: stopped before $kernel (total limit)" >>"$out/speed/times.tsv.notes"; break
+    fi
+    t0=$(date +%s.%N)
+    timeout "${RKT_SPEED_KERNEL_LIMIT:-90}" "$build/bin/rkt" test --kernel "$kernel" --json \
+      >"$out/speed/$n.json" 2>"$out/speed/$n.log"
+    code=$?
+    printf '%s\t%s\t%s\t%s\n' "$n" "$kernel" "$code" \
+      "$(python3 -c "import time; print(round(time.time() - $t0, 2))")" >>"$out/speed/times.tsv"
+  done <"$out/speed/kernels.txt"
+  echo "speed: $(($(date +%s) - speed_start)) s"
+  python3 tools/gpu/speed_summary.py "$out/speed" | tee "$out/speed/summary.txt" | tail -n 30
+  # Keep what comes back small: the summary, times.tsv, cases.tsv, and the logs of failed kernels.
+  while IFS=$'\t' read -r n kernel code seconds; do
+    rm -f "$out/speed/$n.json"
+    [ "$code" = 0 ] && rm -f "$out/speed/$n.log"
+  done <"$out/speed/times.tsv"
+fi
+if [[ " $steps " == *" edit "* ]]; then
+  # Edit one .cu file, rebuild, run all its cases (issue 18's edit-test loop).
+  start=$(date +%s.%N)
+  touch kernels/cuda/softmax.cu
+  cmake --build "$build" -j "$(nproc)" >"$out/edit_build.log" 2>&1
+  rebuilt=$(python3 -c "import time; print(round(time.time() - $start, 2))")
+  "$build/bin/rkt" test --kernel softmax/cuda >"$out/edit_test.log" 2>&1
+  echo "edit softmax.cu: rebuild $rebuilt s, rebuild + all its cases (exit $?)" \
+    "$(python3 -c "import time; print(round(time.time() - $start, 2))") s"
+fi
+if [[ " $steps " == *" selftest_gpu "* ]]; then
+  start=$(date +%s)
+  "$build/bin/rkt_selftest" --gtest_filter='CounterRandom.*:ReferenceReuse.*:LentWorker.*:Isolation*:FaultContainment.*' \
+    >"$out/selftest_gpu.log" 2>&1
+  echo "selftest (GPU parts): exit $?, $(($(date +%s) - start)) s"
+  grep -E "^\[ +(OK|FAILED|SKIPPED) +\]|normal law" "$out/selftest_gpu.log" | head -n 40
+fi
 if [[ " $steps " == *" repeats "* ]]; then
   # The spread of medians over repeated measurements of one kernel and its baseline.
   start=$(date +%s)
@@ -109,9 +160,11 @@ if [[ " $steps " == *" aoti "* ]]; then
 fi
 if [[ " $steps " == *" main "* ]]; then
   start=$(date +%s)
-  "$build/bin/rkt" run --out "$out/run" ${RKT_MAIN_KERNELS:+--kernel "$RKT_MAIN_KERNELS"} \
-    >"$out/main_job.log" 2>&1
+  # RKT_MAIN_LIMIT=S stops the main job after S seconds (results.json keeps every kernel judged).
+  timeout "${RKT_MAIN_LIMIT:-0}" "$build/bin/rkt" run --out "$out/run" \
+    ${RKT_MAIN_KERNELS:+--kernel "$RKT_MAIN_KERNELS"} >"$out/main_job.log" 2>&1
   echo "rkt run: exit $?, $(($(date +%s) - start)) s"
+  find "$out/run" -type f ! -name results.json ! -name report.md -delete 2>/dev/null
 fi
 
 if [[ " $steps " == *" main_inprocess "* ]]; then

@@ -1,5 +1,8 @@
 #include "framework/base/record_fields.h"
 
+#include <sstream>
+#include <stdexcept>
+
 namespace rkt {
 
 std::string escape_record_field(const std::string& text) {
@@ -27,6 +30,27 @@ std::string unescape_record_field(const std::string& text) {
     }
   }
   return plain;
+}
+
+std::string format_record_fields(const RecordFields& fields) {
+  std::string text;
+  for (const auto& [key, value] : fields) text += key + "=" + escape_record_field(value) + "\n";
+  return text;
+}
+
+RecordFields parse_record_fields(const std::string& text, const std::string& what) {
+  RecordFields fields;
+  std::istringstream lines(text);
+  int line_number = 0;
+  for (std::string line; std::getline(lines, line);) {
+    ++line_number;
+    const std::size_t equals = line.find('=');
+    if (equals == std::string::npos) {
+      throw std::invalid_argument(what + " line " + std::to_string(line_number) + " has no '='");
+    }
+    fields[line.substr(0, equals)] = unescape_record_field(line.substr(equals + 1));
+  }
+  return fields;
 }
 
 }  // namespace rkt

@@ -8,7 +8,7 @@
 namespace rkt {
 namespace {
 
-using Fields = std::map<std::string, std::string>;
+using Fields = RecordFields;
 
 std::string number(double value) {
   std::ostringstream text;
@@ -106,24 +106,11 @@ std::string serialize(const BenchmarkRecord& record) {
   }
   fields["strongest_baseline"] = record.strongest_baseline;
   put_interval(fields, "speedup_vs_strongest.", record.speedup_vs_strongest);
-  std::string text;
-  for (const auto& [key, value] : fields) text += key + "=" + escape_record_field(value) + "\n";
-  return text;
+  return format_record_fields(fields);
 }
 
 BenchmarkRecord deserialize_benchmark_record(const std::string& text) {
-  Fields fields;
-  std::istringstream lines(text);
-  int line_number = 0;
-  for (std::string line; std::getline(lines, line);) {
-    ++line_number;
-    const std::size_t equals = line.find('=');
-    if (equals == std::string::npos) {
-      throw std::invalid_argument("benchmark record line " + std::to_string(line_number) +
-                                  " has no '='");
-    }
-    fields[line.substr(0, equals)] = unescape_record_field(line.substr(equals + 1));
-  }
+  const Fields fields = parse_record_fields(text, "benchmark record");
   BenchmarkRecord record;
   record.task = get_text(fields, "task");
   record.kernel = get_text(fields, "kernel");

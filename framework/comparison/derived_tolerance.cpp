@@ -4,33 +4,59 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "framework/comparison/output_comparison.h"
 #include "framework/comparison/precision_emulation.h"
 
 namespace rkt {
 
+namespace {
+
+// An honest sample's distance from the reference, in the units the comparison uses.
+struct HonestError {
+  double elements = 0;
+  double scale = 1;          // max(rms(ref), scale_floor): the unit of atol
+  double rms = 0;            // rms(honest - ref)
+  double largest = 0;        // max |honest - ref|
+  double relative_norm = 0;  // ||honest - ref|| over the reference's norm (or the floor's)
+};
+
+// Nothing when the sample cannot bound anything (missing, another shape, not finite).
+std::optional<HonestError> honest_error(const at::Tensor& reference, const at::Tensor& honest,
+                                        double scale_floor) {
+  if (!honest.defined() || honest.sizes() != reference.sizes() || reference.numel() == 0) {
+    return std::nullopt;
+  }
+  const at::Tensor ref = reference.to(at::kDouble);
+  const at::Tensor error = honest.to(ref.device()).to(at::kDouble) - ref;
+  if (!all_finite(error)) return std::nullopt;
+  HonestError measured;
+  measured.elements = static_cast<double>(ref.numel());
+  measured.scale = std::max(reference_scale(ref), scale_floor);
+  measured.rms = error.square().mean().sqrt().item<double>();
+  measured.largest = error.abs().max().item<double>();
+  // The error norm in the unit the comparison uses (the floor's when the output is numerically zero).
+  const double norm = std::max(ref.norm().item<double>(), measured.scale * std::sqrt(measured.elements));
+  measured.relative_norm = error.norm().item<double>() / norm;
+  return measured;
+}
+
+}  // namespace
+
 Tolerance derived_tolerance(const Tolerance& floor, Precision precision,
                             const at::Tensor& reference, const at::Tensor& honest,
                             double scale_floor) {
   Tolerance derived = floor;
   derived.rtol = std::max(floor.rtol, kHonestRelativeUnits * unit_roundoff(precision));
-  if (!honest.defined() || honest.sizes() != reference.sizes() || reference.numel() == 0) {
-    return derived;
-  }
-  const at::Tensor ref = reference.to(at::kDouble);
-  const at::Tensor error = honest.to(ref.device()).to(at::kDouble) - ref;
-  if (!all_finite(error)) return derived;
-  const double n = static_cast<double>(ref.numel());
-  const double scale = std::max(reference_scale(ref), scale_floor);
-  const double rms_error = error.square().mean().sqrt().item<double>();
-  const double tail = kHonestErrorTailFactor * (std::sqrt(2 * std::log(std::max(n, 2.0))) + 1);
-  const double max_error = error.abs().max().item<double>();
-  derived.atol = std::max({floor.atol, tail * rms_error / scale, kHonestMaxErrorFactor * max_error / scale});
-  // The error norm in the unit the comparison uses (the floor's when the output is numerically zero).
-  const double norm = std::max(ref.norm().item<double>(), scale * std::sqrt(n));
-  derived.max_relative_error_norm = std::max(
-      floor.max_relative_error_norm, kHonestErrorNormFactor * error.norm().item<double>() / norm);
+  const std::optional<HonestError> error = honest_error(reference, honest, scale_floor);
+  if (!error) return derived;
+  const double tail =
+      kHonestErrorTailFactor * (std::sqrt(2 * std::log(std::max(error->elements, 2.0))) + 1);
+  derived.atol = std::max({floor.atol, tail * error->rms / error->scale,
+                           kHonestMaxErrorFactor * error->largest / error->scale});
+  derived.max_relative_error_norm =
+      std::max(floor.max_relative_error_norm, kHonestErrorNormFactor * error->relative_norm);
   return derived;
 }
 
@@ -51,18 +77,11 @@ Tolerance derived_tolerance(const Tolerance& floor, Precision precision,
                             const at::Tensor& reference, const std::vector<at::Tensor>& honest,
                             const at::Tensor& truncated, double scale_floor) {
   Tolerance worst = derived_tolerance(floor, precision, reference, honest, scale_floor);
-  if (!truncated.defined() || truncated.sizes() != reference.sizes() || reference.numel() == 0) {
-    return worst;
-  }
-  const at::Tensor ref = reference.to(at::kDouble);
-  const at::Tensor error = truncated.to(ref.device()).to(at::kDouble) - ref;
-  if (!all_finite(error)) return worst;
-  const double n = static_cast<double>(ref.numel());
-  const double scale = std::max(reference_scale(ref), scale_floor);
-  const double norm = std::max(ref.norm().item<double>(), scale * std::sqrt(n));
-  worst.atol = std::max(worst.atol, kDirectedRoundingFactor * error.abs().max().item<double>() / scale);
-  worst.max_relative_error_norm = std::max(
-      worst.max_relative_error_norm, kDirectedRoundingFactor * error.norm().item<double>() / norm);
+  const std::optional<HonestError> error = honest_error(reference, truncated, scale_floor);
+  if (!error) return worst;
+  worst.atol = std::max(worst.atol, kDirectedRoundingFactor * error->largest / error->scale);
+  worst.max_relative_error_norm =
+      std::max(worst.max_relative_error_norm, kDirectedRoundingFactor * error->relative_norm);
   return worst;
 }
 

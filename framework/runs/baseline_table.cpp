@@ -34,7 +34,7 @@ namespace {
 
 // ---- Records: one file per task, "key=value" lines ----------------------------------------
 
-using Fields = std::map<std::string, std::string>;
+using Fields = RecordFields;
 
 std::string exact(double value) {
   std::ostringstream text;
@@ -253,24 +253,11 @@ std::string serialize(const BaselineRow& row) {
     fields[prefix + "stop_reason"] = timing.stop_reason;
     fields[prefix + "peak_memory_bytes"] = exact(timing.peak_memory_bytes);
   }
-  std::string text;
-  for (const auto& [key, value] : fields) text += key + "=" + escape_record_field(value) + "\n";
-  return text;
+  return format_record_fields(fields);
 }
 
 BaselineRow deserialize_baseline_row(const std::string& text) {
-  Fields fields;
-  std::istringstream lines(text);
-  int line_number = 0;
-  for (std::string line; std::getline(lines, line);) {
-    ++line_number;
-    const std::size_t equals = line.find('=');
-    if (equals == std::string::npos) {
-      throw std::invalid_argument("baseline record line " + std::to_string(line_number) +
-                                  " has no '='");
-    }
-    fields[line.substr(0, equals)] = unescape_record_field(line.substr(equals + 1));
-  }
+  const Fields fields = parse_record_fields(text, "baseline record");
   if (text_field(fields, "task").empty()) {
     throw std::invalid_argument("baseline record without a task");
   }

@@ -15,6 +15,22 @@
 namespace rkt {
 namespace {
 
+// rapidcheck's failure description starts with where RC_FAIL stands in the framework
+// ("../../framework/cases/property_cases.cpp:150:" and "RC_FAIL(outcome.message)"): noise for
+// a kernel's author, who needs the outcome's message that follows.
+std::string without_assertion_location(const std::string& description) {
+  std::istringstream lines(description);
+  std::string kept;
+  for (std::string line; std::getline(lines, line);) {
+    const bool location = line.find(".cpp:") != std::string::npos &&
+                          line.find("framework/") != std::string::npos && line.back() == ':';
+    const bool assertion = line.rfind("RC_FAIL(", 0) == 0 || line.rfind("RC_ASSERT(", 0) == 0;
+    if (location || assertion || (kept.empty() && line.empty())) continue;
+    kept += (kept.empty() ? "" : "\n") + line;
+  }
+  return kept;
+}
+
 // Reports nothing while rapidcheck runs; the outcome message carries what matters.
 class QuietListener : public rc::detail::TestListener {
  public:
@@ -183,7 +199,7 @@ CaseOutcome run_property_phases(const PropertyOptions& options,
       const std::string replay_text = rc::detail::configToString(replay);
       message << id << " failed after " << failure.numSuccess
               << " passing trials; smallest failing case found by shrinking:\n  "
-              << failure.description << "\n  counterexample:";
+              << without_assertion_location(failure.description) << "\n  counterexample:";
       for (const auto& [type, value] : failure.counterExample) {
         message << "\n    " << type << " = " << value;
       }

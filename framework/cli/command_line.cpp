@@ -249,6 +249,7 @@ bool parse_options(const std::vector<std::string>& args, const std::vector<std::
 }  // namespace
 
 int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels) {
+  set_replay_program(own_executable(argv[0]));  // reproduce strings name this very binary
   // The judge holds the secrets: its /proc files and memory are closed to other processes of its
   // user (a worker in particular), and it leaves no core dump.
   prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);

@@ -10,6 +10,7 @@
 #include "framework/base/file_access.h"
 #include "framework/base/json_fields.h"
 #include "framework/runs/ratio_interval_field.h"
+#include "framework/supervision/case_records_json.h"
 
 namespace rkt {
 namespace {
@@ -47,13 +48,7 @@ CaseRecord read_case(const JsonFields& fields) {
     if (details.seed_known) details.seed = *seed;
     details.config = fields.text("config");
     // The writer appends the command that replays this case to the recorded environment.
-    details.reproduce = fields.text("reproduce");
-    const std::string command = " rkt test --filter '" + record.name + "'";
-    if (details.reproduce.size() >= command.size() &&
-        details.reproduce.compare(details.reproduce.size() - command.size(), command.size(),
-                                  command) == 0) {
-      details.reproduce.erase(details.reproduce.size() - command.size());
-    }
+    details.reproduce = replay_environment(fields.text("reproduce"), record.name);
   }
   return record;
 }

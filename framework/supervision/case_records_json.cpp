@@ -106,14 +106,56 @@ Json case_record(const CaseRecord& record) {
     entry["seed"] = nullptr;
     if (details.seed_known) entry["seed"] = details.seed;
     entry["config"] = details.config;
-    entry["reproduce"] = details.reproduce.empty()
-                             ? ""
-                             : details.reproduce + " rkt test --filter '" + record.name + "'";
+    entry["reproduce"] =
+        details.reproduce.empty() ? "" : details.reproduce + " " + replay_command(record.name);
   }
   return entry;
 }
 
 }  // namespace
+
+namespace {
+std::string& replay_program_name() {
+  static std::string program = "rkt";
+  return program;
+}
+
+// `text` as one shell word: unchanged when it holds only safe characters, else single-quoted.
+std::string shell_word(const std::string& text) {
+  const bool safe = !text.empty() && text.find_first_not_of(
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./+-=:,@%") == std::string::npos;
+  if (safe) return text;
+  std::string quoted = "'";
+  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+}  // namespace
+
+void set_replay_program(const std::string& program) { replay_program_name() = program; }
+
+std::string replay_command(const std::string& case_name) {
+  return shell_word(replay_program_name()) + " test --filter '" + case_name + "'";
+}
+
+std::string replay_environment(const std::string& reproduce, const std::string& case_name) {
+  // The command is the last part: " PROGRAM test --filter 'NAME'", PROGRAM one shell word.
+  const std::string tail = " test --filter '" + case_name + "'";
+  if (reproduce.size() < tail.size() ||
+      reproduce.compare(reproduce.size() - tail.size(), tail.size(), tail) != 0) {
+    return reproduce;
+  }
+  const std::size_t program_end = reproduce.size() - tail.size();
+  std::size_t program_start = 0;
+  if (program_end > 0 && reproduce[program_end - 1] == '\'') {
+    // A quoted program: back to its opening quote.
+    const std::size_t quote = program_end >= 2 ? reproduce.rfind(" '", program_end - 2) : std::string::npos;
+    program_start = quote == std::string::npos ? 0 : quote + 1;
+  } else if (program_end > 0) {
+    const std::size_t space = reproduce.rfind(' ', program_end - 1);
+    program_start = space == std::string::npos ? 0 : space + 1;
+  }
+  return program_start == 0 ? "" : reproduce.substr(0, program_start - 1);
+}
 
 std::string case_record_json(const CaseRecord& record) { return json_text(case_record(record), -1); }
 

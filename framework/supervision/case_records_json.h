@@ -23,6 +23,18 @@ std::string with_case_details(const std::string& message, const CaseDetails& det
 /// there was none or it could not be read).
 CaseDetails take_case_details(std::string& message);
 
+/// The program a case's `reproduce` command runs: "rkt" until the judge names itself at start
+/// (its own path), so that a user's suite (my_suite) replays with itself, pasted from anywhere.
+void set_replay_program(const std::string& program);
+
+/// "PROGRAM test --filter 'NAME'": the command that replays case `case_name`, PROGRAM quoted for a
+/// shell where it needs it.
+std::string replay_command(const std::string& case_name);
+
+/// What a recorded `reproduce` string holds before its replay command (the environment it sets:
+/// RKT_SEED, RC_PARAMS), for any program; `reproduce` itself when it has none.
+std::string replay_environment(const std::string& reproduce, const std::string& case_name);
+
 /// One case as a JSON object: name, suite, case, status, milliseconds, message, and, when known,
 /// dims, scale, seed (null when withheld), config and reproduce.
 std::string case_record_json(const CaseRecord& record);

@@ -116,3 +116,29 @@ TEST(RktTest, KernelAndFilterBothApplyAndJsonHasOneRecordPerCase) {
 
 }  // namespace
 }  // namespace rkt
+
+namespace rkt {
+namespace {
+
+TEST(CaseRecords, ReproduceNamesTheBinaryThatRanAndReadsBackItsEnvironment) {
+  CaseRecord record;
+  record.name = "softmax/edge_odd.correctness_x1";
+  record.status = "failed";
+  record.details.known = true;
+  record.details.reproduce = "RC_PARAMS=\"seed=5 reproduce=AbC; d\" RKT_SEED=5";
+  set_replay_program("/opt/my suite/bin/my_suite");
+  const std::string json = case_record_json(record);
+  set_replay_program("rkt");
+  EXPECT_THAT(json, HasSubstr("RKT_SEED=5 '/opt/my suite/bin/my_suite' test --filter "
+                              "'softmax/edge_odd.correctness_x1'"));
+  for (const std::string program : {"'/opt/my suite/bin/my_suite'", "/usr/bin/my_suite", "rkt"}) {
+    const std::string written = record.details.reproduce + " " + program +
+                                " test --filter '" + record.name + "'";
+    EXPECT_EQ(replay_environment(written, record.name), record.details.reproduce) << program;
+  }
+  EXPECT_EQ(replay_environment("rkt test --filter '" + record.name + "'", record.name), "");
+  EXPECT_EQ(replay_environment("RKT_SEED=5", record.name), "RKT_SEED=5");
+}
+
+}  // namespace
+}  // namespace rkt

@@ -48,7 +48,8 @@ Usage:
                                     runs cases, each kernel in its own supervised process;
                                     --json: one record per case (status, message, dims,
                                     scale, seed, config, reproduce) on standard output
-  rkt run [--out DIR] [--kernel ID] [--timeout SECONDS] [--shard I/N] [--replace]
+  rkt run [--out DIR] [--kernel ID] [--timeout SECONDS] [--benchmark-timeout SECONDS]
+          [--shard I/N] [--replace]
                                     the main job: every kernel's cases, then a benchmark of
                                     each kernel that passed them against its task's baselines;
                                     writes DIR/results.json, report.md, report.html
@@ -92,7 +93,11 @@ Usage:
   --kernel ID      only kernels whose "task/kernel" id contains ID
   --filter F       a gtest filter over "task/kernel.case" names, e.g. "softmax/*.correctness_*"
                    (with --kernel, only cases both select run)
-  --timeout S      a case silent for S seconds is killed as hung (default %TIMEOUT% s)
+  --timeout S      a case silent for S seconds is killed as hung (default %TIMEOUT% s;
+                   ctest entries pass %CTEST_TIMEOUT% s)
+  --benchmark-timeout S
+                   rkt run: a kernel's benchmark silent for S seconds is killed and the kernel
+                   fails (default %BENCH_TIMEOUT% s; --timeout does not apply to benchmarks)
   --shard I/N      run only shard I of N: the selected kernels sorted by id, those at
                    positions I, I+N, I+2N, ... (docs/sharding.md); give every shard the same
                    RKT_SEED, then rkt merge
@@ -121,6 +126,8 @@ std::string usage() {
     text.replace(text.find(key), key.size(), value);
   };
   replace("%TIMEOUT%", std::to_string(defaults::kKernelProcessTimeoutSeconds));
+  replace("%CTEST_TIMEOUT%", std::to_string(defaults::kCtestCaseTimeoutSeconds));
+  replace("%BENCH_TIMEOUT%", std::to_string(defaults::kBenchmarkProcessTimeoutSeconds));
   replace("%TOLERANCE%",
           std::to_string(static_cast<int>(kCompareSlowdownTolerance * 100)) + "%");
   replace("%CPU_TRIALS%", std::to_string(defaults::kPropertyTrialsCpu));
@@ -186,6 +193,7 @@ struct ParsedOptions {
   std::string out;
   std::string device = "cuda";
   int timeout = 0;
+  int benchmark_timeout = 0;
   ShardSpec shard;
 };
 
@@ -231,16 +239,18 @@ bool parse_options(const std::vector<std::string>& args, const std::vector<std::
       }
       options.device = value;
     }
-    if (arg == "--timeout") {
+    if (arg == "--timeout" || arg == "--benchmark-timeout") {
+      int seconds = 0;
       try {
-        options.timeout = std::stoi(value);
+        seconds = std::stoi(value);
       } catch (const std::exception&) {
-        options.timeout = 0;
+        seconds = 0;
       }
-      if (options.timeout <= 0) {
-        error = "--timeout takes a positive number of seconds, not '" + value + "'";
+      if (seconds <= 0) {
+        error = arg + " takes a positive number of seconds, not '" + value + "'";
         return false;
       }
+      (arg == "--timeout" ? options.timeout : options.benchmark_timeout) = seconds;
     }
   }
   return true;
@@ -397,8 +407,9 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
     return run_google_benchmark(bench_argc, bench_argv.data());
   }
   if (command == "run") {
-    if (!parse_options(args, {"--out", "--kernel", "--timeout", "--shard", "--replace"}, options,
-                       error)) {
+    if (!parse_options(args,
+                       {"--out", "--kernel", "--timeout", "--benchmark-timeout", "--shard", "--replace"},
+                       options, error)) {
       return usage_error(error);
     }
     if (const std::string unknown = unknown_kernel_error(options.kernel); !unknown.empty()) {
@@ -410,6 +421,7 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
     job.output_directory = options.out;
     job.kernel_filter = options.kernel;
     job.case_timeout_seconds = options.timeout;
+    job.benchmark_timeout_seconds = options.benchmark_timeout;
     job.shard = options.shard;
     job.replace_existing = options.replace;
     return run_main_job(job);

@@ -182,8 +182,8 @@ void print_ctest_script(std::ostream& out, const std::string& executable) {
       }
       if (filter.empty()) filter = kernel->full_id() + "." + label + "_*";
       const std::string name = kernel->full_id() + ":" + label;
-      out << "add_test(\"" << name << "\" \"" << executable << "\" test --filter \""
-          << filter << "\")\n"
+      out << "add_test(\"" << name << "\" \"" << executable << "\" test --timeout "
+          << defaults::kCtestCaseTimeoutSeconds << " --filter \"" << filter << "\")\n"
           << "set_tests_properties(\"" << name << "\" PROPERTIES LABELS \"" << label << ";"
           << to_string(kernel->device()) << "\" SKIP_RETURN_CODE 77 TIMEOUT "
           << 4 * defaults::kKernelProcessTimeoutSeconds

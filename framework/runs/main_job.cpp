@@ -24,6 +24,7 @@
 #include "framework/runs/run_sharding.h"
 #include "framework/runtime/device_support.h"
 #include "framework/supervision/worker_loan.h"
+#include "rkt/defaults.h"
 #include "rkt/registration.h"
 #include "rkt/task.h"
 
@@ -67,13 +68,20 @@ std::string outcome_text(const KernelReport& entry) {
   return text.str();
 }
 
-SupervisionOptions supervision_for(const MainJobOptions& options, const std::string& filter) {
+// The cases' run honours --timeout; the benchmark's its own limit (a benchmark of a slow kernel
+// and its baselines can outlast any case).
+SupervisionOptions supervision_for(const MainJobOptions& options, const std::string& filter,
+                                   bool benchmark) {
   SupervisionOptions supervision;
   supervision.executable = options.executable;
   supervision.gtest_filter = filter;
   supervision.extra_args = {"--gtest_brief=1"};
   supervision.echo_child_output = false;
-  if (options.case_timeout_seconds > 0) {
+  if (benchmark) {
+    supervision.case_timeout_seconds = options.benchmark_timeout_seconds > 0
+                                           ? options.benchmark_timeout_seconds
+                                           : defaults::kBenchmarkProcessTimeoutSeconds;
+  } else if (options.case_timeout_seconds > 0) {
     supervision.case_timeout_seconds = options.case_timeout_seconds;
   }
   return supervision;
@@ -180,14 +188,15 @@ int run_main_job(const MainJobOptions& options) {
     // Correctness, properties and integrity gates; then the benchmark, only when they passed
     // (a kernel that fails a gate is not timed: its numbers would mean nothing).
     // The children adopt this process's worker rather than each starting one.
-    entry.cases = run_supervised_with_lent_worker(supervision_for(options, kernel.full_id() + ".*"));
+    entry.cases =
+        run_supervised_with_lent_worker(supervision_for(options, kernel.full_id() + ".*", false));
     entry.benchmark.task = entry.task;
     entry.benchmark.kernel = entry.kernel;
     entry.benchmark.device = entry.device;
     if (entry.verdict() == "pass") {
       ::setenv(kBenchmarkDirectoryVariable, scratch.c_str(), 1);
-      const SupervisedRun benchmark =
-          run_supervised_with_lent_worker(supervision_for(options, kernel.full_id() + ".benchmark"));
+      const SupervisedRun benchmark = run_supervised_with_lent_worker(
+          supervision_for(options, kernel.full_id() + ".benchmark", true));
       ::unsetenv(kBenchmarkDirectoryVariable);
       const std::string record_path = benchmark_record_path(scratch, kernel);
       if (file_exists(record_path)) {
@@ -201,6 +210,15 @@ int run_main_job(const MainJobOptions& options) {
                                       ? "the benchmark process produced no result"
                                       : "the benchmark " + benchmark.cases[0].status + ": " +
                                             benchmark.cases[0].message;
+        // A benchmark that crashed, hung or died fails the kernel: a kernel whose timing run
+        // cannot finish is not a passing kernel, and the run's exit code must say so. Its record
+        // joins the kernel's cases, so reports show it like any failed case.
+        for (const CaseRecord& record : benchmark.cases) {
+          if (record.status == "crashed") entry.cases.cases.push_back(record);
+        }
+        if (benchmark.cases.empty()) {
+          entry.cases.problems.push_back("the benchmark process produced no result");
+        }
       }
     } else {
       entry.benchmark.problem =

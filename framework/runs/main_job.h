@@ -11,7 +11,8 @@ struct MainJobOptions {
   std::string executable;
   std::string output_directory;  ///< Default: runs/<UTC time>.
   std::string kernel_filter;     ///< Only kernels whose full id contains this ("" = all).
-  int case_timeout_seconds = 0;
+  int case_timeout_seconds = 0;       ///< --timeout: a silent case is killed (0: the default).
+  int benchmark_timeout_seconds = 0;  ///< --benchmark-timeout (0: kBenchmarkProcessTimeoutSeconds).
   ShardSpec shard;  ///< --shard I/N: only this shard's share of the selected kernels.
   /// --replace: a folder that already holds a run is emptied of it first. Without it such a
   /// folder is refused (exit 2), so that an earlier run is never overwritten by mistake.

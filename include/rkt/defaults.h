@@ -71,6 +71,13 @@ inline constexpr double kValueSpecialShare = 0.25;  // [fraction of elements]
 
 /// A kernel's test process is killed after this long (robust-kbench uses 300 s per stage).
 inline constexpr int kKernelProcessTimeoutSeconds = 300;  // [s]
+/// A case silent this long in a ctest entry is killed as hung: the entries are a local loop, where
+/// waiting 300 s per hung case is too long (and longer than any shipped case takes on the H200).
+inline constexpr int kCtestCaseTimeoutSeconds = 120;  // [s]
+/// The main job's benchmark of one kernel is killed after this long silent, whatever --timeout
+/// says about cases: timing a slow kernel and its baselines may take longer than any case. A
+/// killed benchmark fails the kernel.
+inline constexpr int kBenchmarkProcessTimeoutSeconds = 900;  // [s]
 
 // ---- Isolation (docs/threat_model.md, "The trust boundary") ----------------------------------
 /// A worker that has not answered a request this long is killed as hung; the case fails and a

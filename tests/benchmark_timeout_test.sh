@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Case and benchmark time limits are separate: `--timeout 5` (cases, each well under a second
+# here) never kills a benchmark (about 8 s here; it used to), and a
+# benchmark killed by `--benchmark-timeout` fails its kernel, visibly, with exit 1.
+# Usage: benchmark_timeout_test.sh RKT PYTHON KERNEL
+set -euo pipefail
+rkt="$1"
+python="$2"
+kernel="$3"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+set +e
+"$rkt" run --kernel "$kernel" --timeout 5 --out "$work/cases_limited" > "$work/a.log" 2>&1
+code=$?
+set -e
+[ "$code" = 0 ] || { cat "$work/a.log"; fail "a short --timeout failed the run (exit $code)"; }
+"$python" - "$work/cases_limited/results.json" "$kernel" <<'PY' || fail "--timeout reached the benchmark"
+import json, sys
+kernel = [k for k in json.load(open(sys.argv[1]))["kernels"] if k["task"] + "/" + k["kernel"] == sys.argv[2]][0]
+assert kernel["verdict"] == "pass", kernel["verdict"]
+assert kernel["benchmark"]["measured"], kernel["benchmark"]["problem"]
+PY
+
+set +e
+"$rkt" run --kernel "$kernel" --benchmark-timeout 1 --out "$work/bench_limited" > "$work/b.log" 2>&1
+code=$?
+set -e
+[ "$code" = 1 ] || { cat "$work/b.log"; fail "a killed benchmark left exit $code, expected 1"; }
+"$python" - "$work/bench_limited/results.json" "$kernel" <<'PY' || { cat "$work/b.log"; fail "the killed benchmark is not a failed case"; }
+import json, sys
+kernel = [k for k in json.load(open(sys.argv[1]))["kernels"] if k["task"] + "/" + k["kernel"] == sys.argv[2]][0]
+assert kernel["verdict"] == "FAIL", kernel["verdict"]
+crashed = [c for c in kernel["cases"] if c["name"].endswith(".benchmark") and c["status"] == "crashed"]
+assert crashed, [c["name"] for c in kernel["cases"]]
+assert "1 s" in crashed[0]["message"] or "hang" in crashed[0]["message"], crashed[0]["message"]
+PY
+echo "2 passed, 0 failed"

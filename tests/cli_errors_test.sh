@@ -27,7 +27,7 @@ never() { ! grep -qF -- "$1" "$work/out" || { cat "$work/out"; fail "the message
 # Commands and flags.
 error "unknown command 'frobnicate'; commands: list, test, run, compare, merge" "$rkt" frobnicate
 error "unknown command '--verbose'" "$rkt" --verbose
-error "unknown option '--kernels'; this command takes --out, --kernel, --timeout, --shard" \
+error "unknown option '--kernels'; this command takes --out, --kernel, --timeout, --benchmark-timeout, --shard, --replace" \
   "$rkt" run --kernels relu
 error "unknown option '--json'; this command takes no options" "$rkt" catalog --json
 error "option '--kernel' needs a value" "$rkt" test --kernel

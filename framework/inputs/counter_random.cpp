@@ -54,8 +54,8 @@ std::int64_t chunk_elements(c10::Device device) {
                          : defaults::kDeviceInputDrawChunkElements;
 }
 
-// A float32 tensor of `sizes` on `device`, filled chunk by chunk with `values(first, count)`
-// (float64 or float32 values of those elements): in parallel on the CPU, one chunk after the
+// A tensor of `sizes` and `dtype` on `device`, filled chunk by chunk with `values(first, count)`
+// (values of those elements, converted on copy): in parallel on the CPU, one chunk after the
 // other elsewhere (each chunk is already parallel on a GPU). The values depend on the key and
 // the element's index only, so the chunking never shows.
 template <typename Values>

@@ -32,6 +32,18 @@ std::string unescape_record_field(const std::string& text) {
   return plain;
 }
 
+std::string record_number(double value) {
+  std::ostringstream text;
+  text.precision(17);
+  text << value;
+  return text.str();
+}
+
+std::string record_text(const RecordFields& fields, const std::string& key) {
+  const auto found = fields.find(key);
+  return found == fields.end() ? "" : found->second;
+}
+
 std::string format_record_fields(const RecordFields& fields) {
   std::string text;
   for (const auto& [key, value] : fields) text += key + "=" + escape_record_field(value) + "\n";

@@ -10,6 +10,12 @@ namespace rkt {
 /// A record file's fields, key to value, written one "key=value" line each in key order.
 using RecordFields = std::map<std::string, std::string>;
 
+/// A number as a record keeps it: 17 significant digits, so that it reads back exactly.
+std::string record_number(double value);
+
+/// The text of field `key`, or "" when the record has none.
+std::string record_text(const RecordFields& fields, const std::string& key);
+
 /// The record's text: one "key=escaped value" line per field.
 std::string format_record_fields(const RecordFields& fields);
 

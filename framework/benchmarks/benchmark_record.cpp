@@ -10,13 +10,6 @@ namespace {
 
 using Fields = RecordFields;
 
-std::string number(double value) {
-  std::ostringstream text;
-  text.precision(17);
-  text << value;
-  return text.str();
-}
-
 void put_summary(Fields& fields, const std::string& prefix, const SampleSummary& summary) {
   fields[prefix + "count"] = std::to_string(summary.count);
   for (const auto& [name, value] :
@@ -26,18 +19,13 @@ void put_summary(Fields& fields, const std::string& prefix, const SampleSummary&
                                                    {"mean", summary.mean},
                                                    {"stddev", summary.stddev},
                                                    {"noise", summary.relative_noise}}) {
-    fields[prefix + name] = number(value);
+    fields[prefix + name] = record_number(value);
   }
 }
 
 double get_number(const Fields& fields, const std::string& key) {
   const auto found = fields.find(key);
   return found == fields.end() ? 0 : std::stod(found->second);
-}
-
-std::string get_text(const Fields& fields, const std::string& key) {
-  const auto found = fields.find(key);
-  return found == fields.end() ? "" : found->second;
 }
 
 SampleSummary get_summary(const Fields& fields, const std::string& prefix) {
@@ -53,9 +41,9 @@ SampleSummary get_summary(const Fields& fields, const std::string& prefix) {
 }
 
 void put_interval(Fields& fields, const std::string& prefix, const RatioInterval& interval) {
-  fields[prefix + "ratio"] = number(interval.ratio);
-  fields[prefix + "low"] = number(interval.low);
-  fields[prefix + "high"] = number(interval.high);
+  fields[prefix + "ratio"] = record_number(interval.ratio);
+  fields[prefix + "low"] = record_number(interval.low);
+  fields[prefix + "high"] = record_number(interval.high);
 }
 
 RatioInterval get_interval(const Fields& fields, const std::string& prefix) {
@@ -81,13 +69,13 @@ std::string serialize(const BenchmarkRecord& record) {
   fields["problem"] = record.problem;
   put_summary(fields, "time.", record.time);
   fields["stop_reason"] = record.stop_reason;
-  fields["peak_memory_bytes"] = number(record.peak_memory_bytes);
-  fields["floor_ms"] = number(record.floor_ms);
+  fields["peak_memory_bytes"] = record_number(record.peak_memory_bytes);
+  fields["floor_ms"] = record_number(record.floor_ms);
   fields["impossible"] = record.impossible ? "1" : "0";
-  fields["achieved_bytes_per_second"] = number(record.achieved_bytes_per_second);
-  fields["achieved_flops_per_second"] = number(record.achieved_flops_per_second);
-  fields["bandwidth_fraction"] = number(record.bandwidth_fraction);
-  fields["flops_fraction"] = number(record.flops_fraction);
+  fields["achieved_bytes_per_second"] = record_number(record.achieved_bytes_per_second);
+  fields["achieved_flops_per_second"] = record_number(record.achieved_flops_per_second);
+  fields["bandwidth_fraction"] = record_number(record.bandwidth_fraction);
+  fields["flops_fraction"] = record_number(record.flops_fraction);
   fields["spot_checks"] = std::to_string(record.spot_checks);
   fields["spot_check_failures"] = std::to_string(record.spot_check_failures);
   fields["spot_check_message"] = record.spot_check_message;
@@ -100,9 +88,9 @@ std::string serialize(const BenchmarkRecord& record) {
     fields[prefix + "absent_reason"] = baseline.absent_reason;
     fields[prefix + "measures"] = baseline.measures;
     put_summary(fields, prefix + "time.", baseline.time);
-    fields[prefix + "peak_memory_bytes"] = number(baseline.peak_memory_bytes);
+    fields[prefix + "peak_memory_bytes"] = record_number(baseline.peak_memory_bytes);
     put_interval(fields, prefix + "speedup.", baseline.speedup);
-    fields[prefix + "memory_efficiency"] = number(baseline.memory_efficiency);
+    fields[prefix + "memory_efficiency"] = record_number(baseline.memory_efficiency);
   }
   fields["strongest_baseline"] = record.strongest_baseline;
   put_interval(fields, "speedup_vs_strongest.", record.speedup_vs_strongest);
@@ -112,40 +100,40 @@ std::string serialize(const BenchmarkRecord& record) {
 BenchmarkRecord deserialize_benchmark_record(const std::string& text) {
   const Fields fields = parse_record_fields(text, "benchmark record");
   BenchmarkRecord record;
-  record.task = get_text(fields, "task");
-  record.kernel = get_text(fields, "kernel");
-  record.device = get_text(fields, "device");
-  record.precision = get_text(fields, "precision");
-  record.dims = get_text(fields, "dims");
-  record.measured = get_text(fields, "measured") == "1";
-  record.problem = get_text(fields, "problem");
+  record.task = record_text(fields, "task");
+  record.kernel = record_text(fields, "kernel");
+  record.device = record_text(fields, "device");
+  record.precision = record_text(fields, "precision");
+  record.dims = record_text(fields, "dims");
+  record.measured = record_text(fields, "measured") == "1";
+  record.problem = record_text(fields, "problem");
   record.time = get_summary(fields, "time.");
-  record.stop_reason = get_text(fields, "stop_reason");
+  record.stop_reason = record_text(fields, "stop_reason");
   record.peak_memory_bytes = get_number(fields, "peak_memory_bytes");
   record.floor_ms = get_number(fields, "floor_ms");
-  record.impossible = get_text(fields, "impossible") == "1";
+  record.impossible = record_text(fields, "impossible") == "1";
   record.achieved_bytes_per_second = get_number(fields, "achieved_bytes_per_second");
   record.achieved_flops_per_second = get_number(fields, "achieved_flops_per_second");
   record.bandwidth_fraction = get_number(fields, "bandwidth_fraction");
   record.flops_fraction = get_number(fields, "flops_fraction");
   record.spot_checks = static_cast<int>(get_number(fields, "spot_checks"));
   record.spot_check_failures = static_cast<int>(get_number(fields, "spot_check_failures"));
-  record.spot_check_message = get_text(fields, "spot_check_message");
+  record.spot_check_message = record_text(fields, "spot_check_message");
   const int baselines = static_cast<int>(get_number(fields, "baselines"));
   for (int i = 0; i < baselines; ++i) {
     const std::string prefix = "baseline." + std::to_string(i) + ".";
     BaselineResult baseline;
-    baseline.name = get_text(fields, prefix + "name");
-    baseline.available = get_text(fields, prefix + "available") == "1";
-    baseline.absent_reason = get_text(fields, prefix + "absent_reason");
-    baseline.measures = get_text(fields, prefix + "measures");
+    baseline.name = record_text(fields, prefix + "name");
+    baseline.available = record_text(fields, prefix + "available") == "1";
+    baseline.absent_reason = record_text(fields, prefix + "absent_reason");
+    baseline.measures = record_text(fields, prefix + "measures");
     baseline.time = get_summary(fields, prefix + "time.");
     baseline.peak_memory_bytes = get_number(fields, prefix + "peak_memory_bytes");
     baseline.speedup = get_interval(fields, prefix + "speedup.");
     baseline.memory_efficiency = get_number(fields, prefix + "memory_efficiency");
     record.baselines.push_back(baseline);
   }
-  record.strongest_baseline = get_text(fields, "strongest_baseline");
+  record.strongest_baseline = record_text(fields, "strongest_baseline");
   record.speedup_vs_strongest = get_interval(fields, "speedup_vs_strongest.");
   return record;
 }

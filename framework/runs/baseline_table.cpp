@@ -36,27 +36,15 @@ namespace {
 
 using Fields = RecordFields;
 
-std::string exact(double value) {
-  std::ostringstream text;
-  text.precision(17);
-  text << value;
-  return text.str();
-}
-
 double number_field(const Fields& fields, const std::string& key) {
   const auto found = fields.find(key);
   return found == fields.end() || found->second.empty() ? 0 : std::stod(found->second);
 }
 
-std::string text_field(const Fields& fields, const std::string& key) {
-  const auto found = fields.find(key);
-  return found == fields.end() ? "" : found->second;
-}
-
 void put_interval(Fields& fields, const std::string& prefix, const RatioInterval& interval) {
-  fields[prefix + "ratio"] = exact(interval.ratio);
-  fields[prefix + "low"] = exact(interval.low);
-  fields[prefix + "high"] = exact(interval.high);
+  fields[prefix + "ratio"] = record_number(interval.ratio);
+  fields[prefix + "low"] = record_number(interval.low);
+  fields[prefix + "high"] = record_number(interval.high);
 }
 
 RatioInterval get_interval(const Fields& fields, const std::string& prefix) {
@@ -226,12 +214,12 @@ std::string serialize(const BaselineRow& row) {
   fields["task"] = row.task;
   fields["device"] = row.device;
   fields["dims"] = row.dims;
-  fields["minimal_bytes"] = exact(row.minimal_bytes);
-  fields["flops"] = exact(row.flops);
-  fields["floor_ms"] = exact(row.floor_ms);
-  fields["floor_tf32_ms"] = exact(row.floor_tf32_ms);
+  fields["minimal_bytes"] = record_number(row.minimal_bytes);
+  fields["flops"] = record_number(row.flops);
+  fields["floor_ms"] = record_number(row.floor_ms);
+  fields["floor_tf32_ms"] = record_number(row.floor_tf32_ms);
   fields["problem"] = row.problem;
-  fields["seconds"] = exact(row.seconds);
+  fields["seconds"] = record_number(row.seconds);
   put_interval(fields, "tf32_speedup.", row.tf32_speedup);
   put_interval(fields, "compiled_speedup.", row.compiled_speedup);
   fields["baselines"] = std::to_string(row.baselines.size());
@@ -242,35 +230,35 @@ std::string serialize(const BaselineRow& row) {
     fields[prefix + "available"] = timing.available ? "1" : "0";
     fields[prefix + "absent_reason"] = timing.absent_reason;
     fields[prefix + "count"] = std::to_string(timing.time.count);
-    fields[prefix + "median"] = exact(timing.time.median);
-    fields[prefix + "q1"] = exact(timing.time.first_quartile);
-    fields[prefix + "q3"] = exact(timing.time.third_quartile);
-    fields[prefix + "mean"] = exact(timing.time.mean);
-    fields[prefix + "stddev"] = exact(timing.time.stddev);
-    fields[prefix + "noise"] = exact(timing.time.relative_noise);
-    fields[prefix + "median_low"] = exact(timing.median_low);
-    fields[prefix + "median_high"] = exact(timing.median_high);
+    fields[prefix + "median"] = record_number(timing.time.median);
+    fields[prefix + "q1"] = record_number(timing.time.first_quartile);
+    fields[prefix + "q3"] = record_number(timing.time.third_quartile);
+    fields[prefix + "mean"] = record_number(timing.time.mean);
+    fields[prefix + "stddev"] = record_number(timing.time.stddev);
+    fields[prefix + "noise"] = record_number(timing.time.relative_noise);
+    fields[prefix + "median_low"] = record_number(timing.median_low);
+    fields[prefix + "median_high"] = record_number(timing.median_high);
     fields[prefix + "stop_reason"] = timing.stop_reason;
-    fields[prefix + "peak_memory_bytes"] = exact(timing.peak_memory_bytes);
+    fields[prefix + "peak_memory_bytes"] = record_number(timing.peak_memory_bytes);
   }
   return format_record_fields(fields);
 }
 
 BaselineRow deserialize_baseline_row(const std::string& text) {
   const Fields fields = parse_record_fields(text, "baseline record");
-  if (text_field(fields, "task").empty()) {
+  if (record_text(fields, "task").empty()) {
     throw std::invalid_argument("baseline record without a task");
   }
   BaselineRow row;
   try {
-    row.task = text_field(fields, "task");
-    row.device = text_field(fields, "device");
-    row.dims = text_field(fields, "dims");
+    row.task = record_text(fields, "task");
+    row.device = record_text(fields, "device");
+    row.dims = record_text(fields, "dims");
     row.minimal_bytes = number_field(fields, "minimal_bytes");
     row.flops = number_field(fields, "flops");
     row.floor_ms = number_field(fields, "floor_ms");
     row.floor_tf32_ms = number_field(fields, "floor_tf32_ms");
-    row.problem = text_field(fields, "problem");
+    row.problem = record_text(fields, "problem");
     row.seconds = number_field(fields, "seconds");
     row.tf32_speedup = get_interval(fields, "tf32_speedup.");
     row.compiled_speedup = get_interval(fields, "compiled_speedup.");
@@ -278,9 +266,9 @@ BaselineRow deserialize_baseline_row(const std::string& text) {
     for (int i = 0; i < count; ++i) {
       const std::string prefix = "baseline." + std::to_string(i) + ".";
       BaselineTiming timing;
-      timing.name = text_field(fields, prefix + "name");
-      timing.available = text_field(fields, prefix + "available") == "1";
-      timing.absent_reason = text_field(fields, prefix + "absent_reason");
+      timing.name = record_text(fields, prefix + "name");
+      timing.available = record_text(fields, prefix + "available") == "1";
+      timing.absent_reason = record_text(fields, prefix + "absent_reason");
       timing.time.count = static_cast<int>(number_field(fields, prefix + "count"));
       timing.time.median = number_field(fields, prefix + "median");
       timing.time.first_quartile = number_field(fields, prefix + "q1");
@@ -290,7 +278,7 @@ BaselineRow deserialize_baseline_row(const std::string& text) {
       timing.time.relative_noise = number_field(fields, prefix + "noise");
       timing.median_low = number_field(fields, prefix + "median_low");
       timing.median_high = number_field(fields, prefix + "median_high");
-      timing.stop_reason = text_field(fields, prefix + "stop_reason");
+      timing.stop_reason = record_text(fields, prefix + "stop_reason");
       timing.peak_memory_bytes = number_field(fields, prefix + "peak_memory_bytes");
       row.baselines.push_back(timing);
     }

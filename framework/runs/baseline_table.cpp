@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "framework/base/file_access.h"
+#include "framework/base/utc_time.h"
 #include "framework/base/json_fields.h"
 #include "framework/base/option_parsing.h"
 #include "framework/base/record_fields.h"
@@ -53,15 +54,6 @@ RatioInterval get_interval(const Fields& fields, const std::string& prefix) {
 }
 
 // ---- Text helpers ---------------------------------------------------------------------------
-
-std::string utc_time(const char* format) {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  std::ostringstream text;
-  text << std::put_time(&utc, format);
-  return text.str();
-}
 
 std::string fixed(double value, int digits) {
   if (!std::isfinite(value) || value <= 0) return "-";

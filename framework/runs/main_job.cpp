@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "framework/base/file_access.h"
+#include "framework/base/utc_time.h"
 #include "framework/benchmarks/benchmark_files.h"
 #include "framework/cases/task_filter.h"
 #include "framework/inputs/hidden_inputs.h"
@@ -30,15 +31,6 @@
 
 namespace rkt {
 namespace {
-
-std::string utc_time(const char* format) {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  std::ostringstream text;
-  text << std::put_time(&utc, format);
-  return text.str();
-}
 
 // "12 s", "3 min 20 s", "1 h 05 min": durations people read in a progress line.
 std::string duration_text(double seconds) {

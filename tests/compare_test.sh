@@ -80,7 +80,7 @@ says "the new run did not finish"
 expect 0 "$work/unfinished.json" "$work/base.json"                 # an unfinished base: a note
 says "Note: the base run did not finish"
 expect 1 "$work/base.json" "$golden"                               # the golden run has failures
-says "matmul/wrong (cuda): FAILS (new kernel)"
+says "softmax/wrong (cuda): FAILS (new kernel)"
 
 # Input errors: exit 2 and a message naming the file and what is wrong.
 expect 2 "$work/base.json" "$work/missing.json"

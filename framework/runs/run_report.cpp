@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "framework/base/recorded_number.h"
+#include "framework/runs/report_notes.h"
 #include "framework/supervision/case_records_json.h"
 #include "framework/timing/sample_statistics.h"
 
@@ -81,6 +82,86 @@ const BaselineResult* find_baseline(const BenchmarkRecord& record, const std::st
     if (baseline.name == name) return &baseline;
   }
   return nullptr;
+}
+
+// A baseline `kernel`'s benchmark did not measure, as another kernel of the same task and device
+// measured it in this run (the first such kernel in the run's order): a baseline times the task's
+// reference, not the kernel, so its median stands for the task; nullptr when none did.
+const KernelReport* baseline_lender(const RunReport& report, const KernelReport& kernel,
+                                    const std::string& name) {
+  for (const KernelReport& other : report.kernels) {
+    if (&other == &kernel || other.task != kernel.task || other.device != kernel.device ||
+        !other.benchmark.measured) {
+      continue;
+    }
+    const BaselineResult* baseline = find_baseline(other.benchmark, name);
+    if (baseline && baseline->available) return &other;
+  }
+  return nullptr;
+}
+
+// A note as a Markdown list item: "- **subject** text" (the subject bold on a failure), the
+// message's further lines indented so that they stay in the item, its lines as sub-items.
+std::string note_markdown(const ReportNote& note) {
+  std::string text = note.text;
+  for (std::size_t at = text.find('\n'); at != std::string::npos; at = text.find('\n', at + 1)) {
+    if (at + 1 < text.size() && text[at + 1] != '\n') text.insert(at + 1, "  ");
+  }
+  std::string item = "- " + (note.failure ? "**" + note.subject + "**" : note.subject) + text + "\n";
+  for (const ReportNoteLine& line : note.lines) {
+    item += "  - " + line.label + ": " + (line.command ? "`" + line.value + "`" : line.value) + "\n";
+  }
+  return item;
+}
+
+// The same note as an HTML list item, every text escaped; a message keeps its line breaks.
+std::string note_html(const ReportNote& note) {
+  std::string item = note.failure ? "<li class=\"failure\"><b>" + html_escape(note.subject) + "</b>"
+                                  : "<li>" + html_escape(note.subject);
+  item += "<span class=\"message\">" + html_escape(note.text) + "</span>";
+  if (!note.lines.empty()) {
+    item += "<ul>";
+    for (const ReportNoteLine& line : note.lines) {
+      item += "<li>" + html_escape(line.label) + ": " +
+              (line.command ? "<code>" + html_escape(line.value) + "</code>"
+                            : html_escape(line.value)) +
+              "</li>";
+    }
+    item += "</ul>";
+  }
+  return item + "</li>\n";
+}
+
+// "0/2/0": cases passed, failed (crashed among them) and skipped.
+std::string case_counts(const KernelReport& kernel) {
+  return std::to_string(kernel.cases.count("passed")) + "/" +
+         std::to_string(kernel.cases.count("failed") + kernel.cases.count("crashed")) + "/" +
+         std::to_string(kernel.cases.count("skipped"));
+}
+
+// "3.00x [2.85, 3.15] vs eager_fp32", "-" when the kernel was not timed against a baseline.
+std::string speedup_vs_strongest_text(const BenchmarkRecord& b) {
+  if (!b.measured || b.strongest_baseline.empty()) return "-";
+  return fixed(b.speedup_vs_strongest.ratio, 2) + "x [" + fixed(b.speedup_vs_strongest.low, 2) +
+         ", " + fixed(b.speedup_vs_strongest.high, 2) + "] vs " + b.strongest_baseline;
+}
+
+// "cuda: 1 kernels of excluded tasks left out ..." or "" when there are none.
+std::string left_out_text(const DeviceAggregates& agg) {
+  if (agg.excluded_left_out == 0 && agg.precision_blind == 0) return "";
+  return agg.device + ": " + std::to_string(agg.excluded_left_out) +
+         " kernels of excluded tasks left out of the summary; " +
+         std::to_string(agg.precision_blind) +
+         " kernels on precision-blind tasks scored, their precision claims unverifiable.";
+}
+
+// "cuda: Synthetic GPU, copy 4000.0 GB/s, ..." for one device's measured peaks.
+std::string peaks_text(const std::string& device, const DevicePeaks& peaks) {
+  return device + ": " + peaks.device_name + ", copy " +
+         fixed(peaks.copy_bytes_per_second / 1e9, 1) + " GB/s, fp32 " +
+         fixed(peaks.fp32_flops_per_second / 1e12, 2) + " TFLOP/s, tf32 " +
+         fixed(peaks.tf32_flops_per_second / 1e12, 2) + " TFLOP/s, harness overhead " +
+         fixed(peaks.harness_overhead_ms * 1e3, 1) + " us per timed call";
 }
 
 // "42%" for fast_p[p], "-" when absent.
@@ -300,13 +381,7 @@ std::string report_markdown(const RunReport& report) {
       << "; hidden inputs: " << report.hidden_inputs << shard_text(report)
       << (report.finished ? "" : "; UNFINISHED")
       << ".\n\nKernels ran " << report.isolation << ".\n\n";
-  for (const auto& [device, peaks] : report.peaks) {
-    out << "- " << device << ": " << peaks.device_name << ", copy "
-        << fixed(peaks.copy_bytes_per_second / 1e9, 1) << " GB/s, fp32 "
-        << fixed(peaks.fp32_flops_per_second / 1e12, 2) << " TFLOP/s, tf32 "
-        << fixed(peaks.tf32_flops_per_second / 1e12, 2) << " TFLOP/s, harness overhead "
-        << fixed(peaks.harness_overhead_ms * 1e3, 1) << " us per timed call\n";
-  }
+  for (const auto& [device, peaks] : report.peaks) out << "- " << peaks_text(device, peaks) << "\n";
   out << "\n## Summary\n\n| device | kernels | correct | fast_0 | fast_1 | fast_1.5 | fast_2 | "
          "geomean vs eager_fp32 | vs eager_tf32 | vs strongest | memory efficiency |\n"
          "|---|---|---|---|---|---|---|---|---|---|---|\n";
@@ -320,10 +395,7 @@ std::string report_markdown(const RunReport& report) {
         << " |\n";
   }
   for (const DeviceAggregates& agg : aggregate(report.kernels)) {
-    if (agg.excluded_left_out == 0 && agg.precision_blind == 0) continue;
-    out << "\n" << agg.device << ": " << agg.excluded_left_out
-        << " kernels of excluded tasks left out of the summary; " << agg.precision_blind
-        << " kernels on precision-blind tasks scored, their precision claims unverifiable.\n";
+    if (!left_out_text(agg).empty()) out << "\n" << left_out_text(agg) << "\n";
   }
   out << "\n## Kernels\n\n| kernel | device | verdict | cases passed/failed/skipped | median "
          "ms | noise | speedup vs strongest [95% CI] | floor ms | bandwidth | flops |\n"
@@ -336,83 +408,16 @@ std::string report_markdown(const RunReport& report) {
                                             : "")
         << " | "
         << kernel.device << " | " << kernel.verdict() << (b.impossible ? " (impossible)" : "")
-        << " | " << kernel.cases.count("passed") << "/"
-        << kernel.cases.count("failed") + kernel.cases.count("crashed") << "/"
-        << kernel.cases.count("skipped") << " | "
+        << " | " << case_counts(kernel) << " | "
         << (b.measured ? fixed(b.time.median, 4) : "-") << " | "
-        << (b.measured ? fixed(100 * b.time.relative_noise, 1) + "%" : "-") << " | ";
-    if (b.measured && !b.strongest_baseline.empty()) {
-      out << fixed(b.speedup_vs_strongest.ratio, 2) << "x [" << fixed(b.speedup_vs_strongest.low, 2)
-          << ", " << fixed(b.speedup_vs_strongest.high, 2) << "] vs " << b.strongest_baseline;
-    } else {
-      out << "-";
-    }
-    out << " | " << (b.measured ? fixed(b.floor_ms, 4) : "-") << " | "
+        << (b.measured ? fixed(100 * b.time.relative_noise, 1) + "%" : "-") << " | "
+        << speedup_vs_strongest_text(b) << " | " << (b.measured ? fixed(b.floor_ms, 4) : "-") << " | "
         << (b.measured ? fixed(100 * b.bandwidth_fraction, 0) + "%" : "-") << " | "
         << (b.measured ? fixed(100 * b.flops_fraction, 0) + "%" : "-") << " |\n";
   }
-  std::ostringstream notes;
-  for (const KernelReport& kernel : report.kernels) {
-    for (const auto& [gate, reason] : kernel.waived_gates) {
-      notes << "- " << kernel.full_id() << ": gate " << gate << " waived: " << reason << "\n";
-    }
-    if (!kernel.allowed_operators.empty()) {
-      notes << "- " << kernel.full_id() << " declares ATen operators:";
-      for (const std::string& name : kernel.allowed_operators) notes << " " << name;
-      notes << "\n";
-    }
-    if (!kernel.supported_dims.empty()) {
-      notes << "- " << kernel.full_id() << " supports only " << joined(kernel.supported_dims)
-            << " (declared by the kernel; its cases and properties ran inside it)\n";
-    }
-    for (const std::string& reason : kernel.task_reasons) {
-      notes << "- " << kernel.full_id()
-            << (kernel.task_excluded()
-                    ? ": task excluded, left out of the summary: "
-                    : ": task precision-blind, the " + kernel.precision +
-                          " claim is unverifiable on it: ")
-            << reason << "\n";
-    }
-    for (const CaseRecord& record : kernel.cases.cases) {
-      if (record.status == "failed" || record.status == "crashed") {
-        notes << "- **" << record.name << "** (" << record.status << "): " << record.message << "\n";
-      }
-    }
-    for (const std::string& problem : kernel.cases.problems) {
-      notes << "- **" << kernel.full_id() << "**: " << problem << "\n";
-    }
-    if (!kernel.benchmark.measured && !kernel.benchmark.problem.empty()) {
-      notes << "- " << kernel.full_id() << " not benchmarked: " << kernel.benchmark.problem << "\n";
-    }
-    if (kernel.benchmark.impossible) {
-      notes << "- **" << kernel.full_id() << "** impossible: median "
-            << fixed(kernel.benchmark.time.median, 5) << " ms is under the physical floor "
-            << fixed(kernel.benchmark.floor_ms, 5) << " ms; not scored\n";
-    }
-    if (kernel.benchmark.spot_check_failures > 0) {
-      notes << "- **" << kernel.full_id() << "** timed calls gave wrong results: "
-            << kernel.benchmark.spot_check_message << "\n";
-    }
-  }
-  std::set<std::string> absent;
-  for (const KernelReport& kernel : report.kernels) {
-    for (const BaselineResult& baseline : kernel.benchmark.baselines) {
-      if (!baseline.available) absent.insert(baseline.name + " (" + kernel.device + "): " + baseline.absent_reason);
-    }
-  }
-  for (const std::string& line : absent) notes << "- baseline " << line << "\n";
-  // What each baseline times, once per distinct description (backward tasks differ).
-  std::map<std::string, std::set<std::string>> measured_by;
-  for (const KernelReport& kernel : report.kernels) {
-    for (const BaselineResult& baseline : kernel.benchmark.baselines) {
-      if (baseline.available && !baseline.measures.empty()) measured_by[baseline.name + " times " + baseline.measures].insert(kernel.task);
-    }
-  }
-  for (const auto& [line, tasks] : measured_by) {
-    notes << "- baseline " << line << " (" << tasks.size() << " task" << (tasks.size() == 1 ? "" : "s")
-          << ")\n";
-  }
-  if (!notes.str().empty()) out << "\n## Notes\n\n" << notes.str();
+  const std::vector<ReportNote> notes = report_notes(report);
+  if (!notes.empty()) out << "\n## Notes\n\n";
+  for (const ReportNote& note : notes) out << note_markdown(note);
   return out.str();
 }
 
@@ -423,22 +428,36 @@ std::string report_html(const RunReport& report) {
          "body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse;"
          "margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}"
          "th{background:#f4f4f4}td:first-child{text-align:left}.FAIL{color:#b00;font-weight:bold}"
-         ".pass{color:#070}</style></head><body>\n"
+         ".pass{color:#070}.borrowed{color:#666}.message{white-space:pre-wrap}"
+         "li.failure{margin-bottom:.5em}code{background:#f4f4f4}</style></head><body>\n"
       << "<h1>RobustKernelTest report</h1>\n<p>Started " << html_escape(report.started_utc)
       << "; seed " << report.seed << "; hidden inputs: " << html_escape(report.hidden_inputs)
       << shard_text(report) << (report.finished ? "" : "; <b>unfinished</b>") << ".</p>\n<p>Kernels ran "
       << html_escape(report.isolation) << ".</p>\n";
+  if (!report.peaks.empty()) {
+    out << "<ul>\n";
+    for (const auto& [device, peaks] : report.peaks) {
+      out << "<li>" << html_escape(peaks_text(device, peaks)) << "</li>\n";
+    }
+    out << "</ul>\n";
+  }
   out << "<h2>Summary</h2>\n<table><tr><th>device</th><th>kernels</th><th>correct</th>"
          "<th>fast_0</th><th>fast_1</th><th>fast_1.5</th><th>fast_2</th><th>geomean speedup vs "
-         "strongest</th><th>geomean memory efficiency</th></tr>\n";
+         "eager_fp32</th><th>vs eager_tf32</th><th>vs strongest</th><th>geomean memory "
+         "efficiency</th></tr>\n";
   for (const DeviceAggregates& agg : aggregate(report.kernels)) {
     out << "<tr><td>" << html_escape(agg.device) << "</td><td>" << agg.kernels << "</td><td>"
         << agg.correct << "</td><td>" << fast_share(agg, "0") << "</td><td>"
         << fast_share(agg, "1") << "</td><td>" << fast_share(agg, "1.5") << "</td><td>"
-        << fast_share(agg, "2") << "</td><td>" << geomean_speedup_text(agg, "strongest")
-        << "</td><td>" << memory_efficiency_text(agg) << "</td></tr>\n";
+        << fast_share(agg, "2") << "</td><td>" << geomean_speedup_text(agg, "eager_fp32")
+        << "</td><td>" << geomean_speedup_text(agg, "eager_tf32") << "</td><td>"
+        << geomean_speedup_text(agg, "strongest") << "</td><td>" << memory_efficiency_text(agg)
+        << "</td></tr>\n";
   }
   out << "</table>\n";
+  for (const DeviceAggregates& agg : aggregate(report.kernels)) {
+    if (!left_out_text(agg).empty()) out << "<p>" << html_escape(left_out_text(agg)) << "</p>\n";
+  }
 
   // Scatter: speedup (y) against memory efficiency (x), both against the strongest baseline,
   // log scales from 1/16 to 16; the baseline sits at (1, 1).
@@ -508,11 +527,13 @@ std::string report_html(const RunReport& report) {
       }
     }
     out << "<h2>" << html_escape(task + mark) << "</h2>\n<table><tr><th>kernel</th><th>device</th>"
-           "<th>verdict</th><th>median ms</th><th>IQR ms</th><th>samples</th>";
+           "<th>verdict</th><th>cases passed/failed/skipped</th><th>median ms</th><th>IQR ms</th>"
+           "<th>noise</th><th>samples</th>";
     for (const char* name : {"eager_fp32", "eager_tf32", "compiled"}) {
       out << "<th>" << name << " ms</th><th>speedup [95% CI]</th>";
     }
-    out << "<th>floor ms</th><th>peak memory MB</th></tr>\n";
+    out << "<th>speedup vs strongest [95% CI]</th><th>floor ms</th><th>bandwidth</th>"
+           "<th>flops</th><th>peak memory MB</th></tr>\n";
     for (const KernelReport& kernel : report.kernels) {
       if (kernel.task != task) continue;
       const BenchmarkRecord& b = kernel.benchmark;
@@ -523,26 +544,51 @@ std::string report_html(const RunReport& report) {
                         "</small>")
           << "</td><td>" << kernel.device
           << "</td><td class=\"" << kernel.verdict() << "\">" << kernel.verdict()
-          << (b.impossible ? " (impossible)" : "") << "</td><td>"
-          << (b.measured ? fixed(b.time.median, 4) : "-") << "</td><td>"
-          << (b.measured ? fixed(b.time.iqr(), 4) : "-") << "</td><td>" << b.time.count << "</td>";
+          << (b.impossible ? " (impossible)" : "") << "</td><td>" << case_counts(kernel)
+          << "</td><td>" << (b.measured ? fixed(b.time.median, 4) : "-") << "</td><td>"
+          << (b.measured ? fixed(b.time.iqr(), 4) : "-") << "</td><td>"
+          << (b.measured ? fixed(100 * b.time.relative_noise, 1) + "%" : "-") << "</td><td>"
+          << (b.measured ? std::to_string(b.time.count) : "-") << "</td>";
       for (const char* name : {"eager_fp32", "eager_tf32", "compiled"}) {
         const BaselineResult* baseline = find_baseline(b, name);
         if (baseline && baseline->available) {
           out << "<td>" << fixed(baseline->time.median, 4) << "</td><td>"
               << fixed(baseline->speedup.ratio, 2) << "x [" << fixed(baseline->speedup.low, 2)
               << ", " << fixed(baseline->speedup.high, 2) << "]</td>";
+          continue;
+        }
+        // Why this kernel's benchmark has no such measurement: its own reason, or the reason
+        // the kernel was not timed at all (a failing kernel is not).
+        const std::string why = baseline ? baseline->absent_reason
+                                : !b.measured && !b.problem.empty()
+                                    ? "this kernel was not timed: " + b.problem
+                                    : "not measured for this kernel";
+        if (const KernelReport* lender = baseline_lender(report, kernel, name)) {
+          // The task's baseline was timed beside another kernel in this run: its median is
+          // shown as that kernel's, and no speedup, which needs a measurement beside this one.
+          out << "<td class=\"borrowed\" title=\"" << html_escape(why) << "\">"
+              << fixed(find_baseline(lender->benchmark, name)->time.median, 4)
+              << "<br><small>from " << html_escape(lender->kernel)
+              << "'s benchmark</small></td><td class=\"borrowed\">-</td>";
         } else {
-          out << "<td colspan=\"2\" title=\""
-              << html_escape(baseline ? baseline->absent_reason : "not measured")
-              << "\">absent</td>";
+          out << "<td colspan=\"2\" title=\"" << html_escape(why) << "\">"
+              << (b.measured ? "absent" : "not timed") << "</td>";
         }
       }
-      out << "<td>" << (b.measured ? fixed(b.floor_ms, 4) : "-") << "</td><td>"
+      out << "<td>" << html_escape(speedup_vs_strongest_text(b)) << "</td><td>"
+          << (b.measured ? fixed(b.floor_ms, 4) : "-") << "</td><td>"
+          << (b.measured ? fixed(100 * b.bandwidth_fraction, 0) + "%" : "-") << "</td><td>"
+          << (b.measured ? fixed(100 * b.flops_fraction, 0) + "%" : "-") << "</td><td>"
           << (b.peak_memory_bytes >= 0 ? fixed(b.peak_memory_bytes / 1e6, 1) : "-")
           << "</td></tr>\n";
     }
     out << "</table>\n";
+  }
+  const std::vector<ReportNote> notes = report_notes(report);
+  if (!notes.empty()) {
+    out << "<h2 id=\"notes\">Notes</h2>\n<ul>\n";
+    for (const ReportNote& note : notes) out << note_html(note);
+    out << "</ul>\n";
   }
   out << "</body></html>\n";
   return out.str();

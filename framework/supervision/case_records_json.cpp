@@ -106,8 +106,7 @@ Json case_record(const CaseRecord& record) {
     entry["seed"] = nullptr;
     if (details.seed_known) entry["seed"] = details.seed;
     entry["config"] = details.config;
-    entry["reproduce"] =
-        details.reproduce.empty() ? "" : details.reproduce + " " + replay_command(record.name);
+    entry["reproduce"] = case_reproduce(record);
   }
   return entry;
 }
@@ -135,6 +134,11 @@ void set_replay_program(const std::string& program) { replay_program_name() = pr
 
 std::string replay_command(const std::string& case_name) {
   return shell_word(replay_program_name()) + " test --filter '" + case_name + "'";
+}
+
+std::string case_reproduce(const CaseRecord& record) {
+  const std::string& environment = record.details.reproduce;
+  return environment.empty() ? "" : environment + " " + replay_command(record.name);
 }
 
 std::string replay_environment(const std::string& reproduce, const std::string& case_name) {

@@ -31,6 +31,10 @@ void set_replay_program(const std::string& program);
 /// shell where it needs it.
 std::string replay_command(const std::string& case_name);
 
+/// The command that replays a record's case on the same inputs: its details' environment
+/// (RKT_SEED=..., RC_PARAMS=...) and replay_command; "" when the details withhold it.
+std::string case_reproduce(const CaseRecord& record);
+
 /// What a recorded `reproduce` string holds before its replay command (the environment it sets:
 /// RKT_SEED, RC_PARAMS), for any program; `reproduce` itself when it has none.
 std::string replay_environment(const std::string& reproduce, const std::string& case_name);

@@ -5,12 +5,28 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "framework/runs/run_report.h"
+#include "framework/supervision/case_records_json.h"
 
 namespace rkt {
 namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+std::string normalized_space(const std::string& text) {
+  std::string result;
+  for (char c : text) {
+    const bool space = c == ' ' || c == '\n' || c == '\t' || c == '\r';
+    if (space && (result.empty() || result.back() == ' ')) continue;
+    result += space ? ' ' : c;
+  }
+  while (!result.empty() && result.back() == ' ') result.pop_back();
+  return result;
+}
 
 KernelReport kernel_report(const std::string& task, const std::string& kernel, double median,
                            double baseline_median, const std::string& case_status) {
@@ -26,6 +42,10 @@ KernelReport kernel_report(const std::string& task, const std::string& kernel, d
   bench.kernel = kernel;
   bench.device = "cuda";
   bench.measured = case_status == "passed";
+  if (!bench.measured) {  // As the main job records a kernel whose cases did not all pass.
+    bench.problem = "its cases did not all pass, and a failing kernel is not timed";
+    return report;
+  }
   bench.time = summarize_samples({median * 0.99, median, median * 1.01});
   bench.floor_ms = 0.1;
   bench.peak_memory_bytes = 2e6;
@@ -47,6 +67,35 @@ KernelReport kernel_report(const std::string& task, const std::string& kernel, d
   return report;
 }
 
+// A kernel that fails a correctness case and a property, as a run records it: the messages (with
+// characters HTML must escape), the inputs of the deciding cases (the property's shrunk trial)
+// and the environment that replays each; not timed.
+KernelReport failing_kernel_report() {
+  KernelReport report = kernel_report("softmax", "wrong", 1.0, 2.0, "failed");
+  CaseRecord& correctness = report.cases.cases[0];
+  correctness.message = "output 'y': 3 of 100 elements are outside |y - ref| <= 1e-05 & rel 1e-05";
+  correctness.details.known = true;
+  correctness.details.dims = {{"B", 128}, {"N", 4096}};
+  correctness.details.seed_known = true;
+  correctness.details.seed = 42;
+  correctness.details.config = "default";
+  correctness.details.reproduce = "RKT_SEED=42";
+  CaseRecord property{"softmax/wrong.property_dims", "failed", 2.5,
+                      "property_dims failed after 7 passing trials; smallest failing case found "
+                      "by shrinking:\n  output 'y' is NaN at [0, 16] (N=17 > 16)\n  "
+                      "counterexample:\n    Dims = {B=1, N=17}\n  replay it with: "
+                      "RC_PARAMS=\"reproduce=BchdlNGdvJ3XzVGd\""};
+  property.details.known = true;
+  property.details.dims = {{"B", 1}, {"N", 17}};
+  property.details.seed_known = true;
+  property.details.seed = 42;
+  property.details.config = "default";
+  property.details.reproduce = "RC_PARAMS=\"reproduce=BchdlNGdvJ3XzVGd\"";
+  report.cases.cases.push_back(property);
+  report.cases.cases.push_back({"softmax/wrong.integrity_inputs", "passed", 0.5, ""});
+  return report;
+}
+
 RunReport synthetic_run() {
   RunReport run;
   run.started_utc = "2026-11-30T12:00:00Z";
@@ -63,7 +112,7 @@ RunReport synthetic_run() {
   run.peaks["cuda"] = peaks;
   run.kernels = {kernel_report("softmax", "fast", 1.0, 3.0, "passed"),
                  kernel_report("softmax", "slow", 2.0, 1.5, "passed"),
-                 kernel_report("matmul", "wrong", 1.0, 2.0, "failed")};
+                 failing_kernel_report()};
   run.kernels[0].supported_dims = {"N % 4 == 0", "N <= 8192"};  // Every report must show them.
   KernelReport impossible = kernel_report("relu", "too_fast", 0.01, 1.0, "passed");
   impossible.benchmark.impossible = true;
@@ -148,6 +197,98 @@ TEST(ReportWriters, HtmlMatchesItsGoldenFileAndIsSelfContained) {
   EXPECT_THAT(html, ::testing::Not(::testing::HasSubstr("http://cdn")));
   EXPECT_THAT(html, ::testing::Not(::testing::HasSubstr("<script src")));
   EXPECT_THAT(html, ::testing::Not(::testing::HasSubstr("<link")));
+}
+
+// The text a reader sees on a page: tags dropped (those that start a block or a cell as a space),
+// the escaped characters restored, every run of white space one space.
+std::string visible_text(const std::string& html) {
+  std::string text = std::regex_replace(
+      html, std::regex("</?(li|ul|td|th|tr|p|h[1-6]|br|table|title|text)( [^>]*)?>"), " ");
+  text = std::regex_replace(text, std::regex("<[^>]*>"), "");
+  for (const auto& [entity, character] : std::vector<std::pair<std::string, std::string>>{
+           {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&amp;", "&"}}) {
+    text = std::regex_replace(text, std::regex(entity), character);
+  }
+  return normalized_space(text);
+}
+
+std::string markdown_plain(const std::string& line) {
+  std::string text = std::regex_replace(line, std::regex("\\*\\*|`"), "");
+  return normalized_space(text);
+}
+
+// Issue 20: a failed kernel showed only a red FAIL on the page. Every fact report.md gives about
+// a failure (each failing case's name, message, dims and replay command, the kernel's case
+// counts) must be on the page too, and escaped there.
+TEST(ReportWriters, HtmlCarriesEveryFailureFactOfTheMarkdown) {
+  const RunReport run = synthetic_run();
+  const std::string markdown = report_markdown(run);
+  const std::string html = report_html(run);
+  const std::string page = visible_text(html);
+  int failing_cases = 0;
+  for (const KernelReport& kernel : run.kernels) {
+    if (kernel.verdict() != "FAIL") continue;
+    std::vector<std::string> facts;
+    for (const CaseRecord& record : kernel.cases.cases) {
+      if (record.status != "failed" && record.status != "crashed") continue;
+      ++failing_cases;
+      facts.push_back(record.name);
+      std::istringstream lines(record.message);
+      for (std::string line; std::getline(lines, line);) facts.push_back(line);
+      if (record.details.known) {
+        facts.push_back(case_reproduce(record));
+        for (const auto& [name, size] : record.details.dims) {
+          facts.push_back(name + "=" + std::to_string(size));
+        }
+      }
+    }
+    const int failed = kernel.cases.count("failed") + kernel.cases.count("crashed");
+    facts.push_back(std::to_string(kernel.cases.count("passed")) + "/" + std::to_string(failed) +
+                    "/" + std::to_string(kernel.cases.count("skipped")));
+    for (const std::string& fact : facts) {
+      const std::string plain = normalized_space(fact);
+      if (plain.empty()) continue;
+      EXPECT_THAT(markdown_plain(markdown), HasSubstr(plain))
+          << kernel.full_id() << " in report.md";
+      EXPECT_THAT(page, HasSubstr(plain)) << kernel.full_id() << " in report.html";
+    }
+  }
+  EXPECT_EQ(failing_cases, 2) << "the synthetic run's failing kernel fails two cases";
+  // Escaped on the page: a message's '<', '&' and quotes never reach the HTML as markup.
+  EXPECT_THAT(html, HasSubstr("|y - ref| &lt;= 1e-05 &amp; rel 1e-05"));
+  EXPECT_THAT(html, Not(HasSubstr("|y - ref| <= 1e-05")));
+}
+
+// Every line of report.md's notes (waivers, domains, task verdicts, failures with their lines,
+// problems, baselines) reads the same on the page.
+TEST(ReportWriters, HtmlCarriesEveryNoteOfTheMarkdown) {
+  const RunReport run = synthetic_run();
+  const std::string markdown = report_markdown(run);
+  const std::string page = visible_text(report_html(run));
+  const std::size_t notes = markdown.find("\n## Notes\n");
+  ASSERT_NE(notes, std::string::npos);
+  std::istringstream lines(markdown.substr(notes + std::string("\n## Notes\n").size()));
+  int checked = 0;
+  for (std::string line; std::getline(lines, line);) {
+    std::string plain = markdown_plain(line);
+    if (plain.rfind("- ", 0) == 0) plain.erase(0, 2);
+    if (plain.empty()) continue;
+    EXPECT_THAT(page, HasSubstr(plain)) << "report.md's note line is not on the page: " << line;
+    ++checked;
+  }
+  EXPECT_GE(checked, 10);
+}
+
+// A failed kernel is not timed; its task's baselines were timed beside the other kernels of the
+// task in the same run. The page shows those medians as borrowed, never "absent".
+TEST(ReportWriters, HtmlBorrowsABaselineTimedForAnotherKernelOfTheTask) {
+  const std::string html = report_html(synthetic_run());
+  const std::size_t row = html.find("<tr><td>wrong</td>");
+  ASSERT_NE(row, std::string::npos);
+  const std::string wrong = html.substr(row, html.find("</tr>", row) - row);
+  EXPECT_THAT(wrong, HasSubstr("3.0000<br><small>from fast's benchmark</small>"));
+  EXPECT_THAT(wrong, HasSubstr("this kernel was not timed: its cases did not all pass"));
+  EXPECT_THAT(wrong, Not(HasSubstr(">absent<")));
 }
 
 }  // namespace

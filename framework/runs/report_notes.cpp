@@ -1,0 +1,124 @@
+#include "framework/runs/report_notes.h"
+
+#include <cmath>
+#include <iomanip>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "framework/supervision/case_records_json.h"
+
+namespace rkt {
+namespace {
+
+std::string fixed(double value, int digits) {
+  if (!std::isfinite(value)) return "-";
+  std::ostringstream text;
+  text << std::fixed << std::setprecision(digits) << value;
+  return text.str();
+}
+
+// "N % 4 == 0, N <= 8192".
+std::string joined(const std::vector<std::string>& items) {
+  std::string text;
+  for (const std::string& item : items) text += (text.empty() ? "" : ", ") + item;
+  return text;
+}
+
+// "B=3 N=5; scale 1; seed 42; config default": the inputs of the case that decided a verdict
+// (a failed property's shrunk trial).
+std::string case_inputs(const CaseDetails& details) {
+  std::ostringstream text;
+  for (const auto& [name, size] : details.dims) {
+    text << (text.tellp() > 0 ? " " : "") << name << "=" << size;
+  }
+  text << "; scale " << details.scale << "; seed "
+       << (details.seed_known ? std::to_string(details.seed) : "withheld") << "; config "
+       << details.config;
+  return text.str();
+}
+
+ReportNote failed_case_note(const CaseRecord& record) {
+  ReportNote note{record.name, " (" + record.status + "): " + record.message, true, {}};
+  if (record.details.known) note.lines.push_back({"dims", case_inputs(record.details), false});
+  const std::string replay = case_reproduce(record);
+  if (!replay.empty()) note.lines.push_back({"replay", replay, true});
+  return note;
+}
+
+void add_kernel_notes(const KernelReport& kernel, std::vector<ReportNote>& notes) {
+  const std::string id = kernel.full_id();
+  for (const auto& [gate, reason] : kernel.waived_gates) {
+    notes.push_back({id, ": gate " + gate + " waived: " + reason});
+  }
+  if (!kernel.allowed_operators.empty()) {
+    std::string names;
+    for (const std::string& name : kernel.allowed_operators) names += " " + name;
+    notes.push_back({id, " declares ATen operators:" + names});
+  }
+  if (!kernel.supported_dims.empty()) {
+    notes.push_back({id, " supports only " + joined(kernel.supported_dims) +
+                             " (declared by the kernel; its cases and properties ran inside it)"});
+  }
+  for (const std::string& reason : kernel.task_reasons) {
+    notes.push_back(
+        {id, (kernel.task_excluded() ? ": task excluded, left out of the summary: "
+                                     : ": task precision-blind, the " + kernel.precision +
+                                           " claim is unverifiable on it: ") +
+                 reason});
+  }
+  for (const CaseRecord& record : kernel.cases.cases) {
+    if (record.status == "failed" || record.status == "crashed") {
+      notes.push_back(failed_case_note(record));
+    }
+  }
+  for (const std::string& problem : kernel.cases.problems) {
+    notes.push_back({id, ": " + problem, true});
+  }
+  const BenchmarkRecord& bench = kernel.benchmark;
+  if (!bench.measured && !bench.problem.empty()) {
+    notes.push_back({id, " not benchmarked: " + bench.problem});
+  }
+  if (bench.impossible) {
+    notes.push_back({id,
+                     " impossible: median " + fixed(bench.time.median, 5) +
+                         " ms is under the physical floor " + fixed(bench.floor_ms, 5) +
+                         " ms; not scored",
+                     true});
+  }
+  if (bench.spot_check_failures > 0) {
+    notes.push_back({id, " timed calls gave wrong results: " + bench.spot_check_message, true});
+  }
+}
+
+}  // namespace
+
+std::vector<ReportNote> report_notes(const RunReport& report) {
+  std::vector<ReportNote> notes;
+  for (const KernelReport& kernel : report.kernels) add_kernel_notes(kernel, notes);
+  std::set<std::string> absent;
+  for (const KernelReport& kernel : report.kernels) {
+    for (const BaselineResult& baseline : kernel.benchmark.baselines) {
+      if (!baseline.available) {
+        absent.insert(baseline.name + " (" + kernel.device + "): " + baseline.absent_reason);
+      }
+    }
+  }
+  for (const std::string& line : absent) notes.push_back({"", "baseline " + line});
+  // What each baseline times, once per distinct description (backward tasks differ).
+  std::map<std::string, std::set<std::string>> measured_by;
+  for (const KernelReport& kernel : report.kernels) {
+    for (const BaselineResult& baseline : kernel.benchmark.baselines) {
+      if (baseline.available && !baseline.measures.empty()) {
+        measured_by[baseline.name + " times " + baseline.measures].insert(kernel.task);
+      }
+    }
+  }
+  for (const auto& [line, tasks] : measured_by) {
+    notes.push_back({"", "baseline " + line + " (" + std::to_string(tasks.size()) + " task" +
+                             (tasks.size() == 1 ? "" : "s") + ")"});
+  }
+  return notes;
+}
+
+}  // namespace rkt

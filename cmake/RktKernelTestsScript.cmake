@@ -1,9 +1,12 @@
 # Script mode, run after each build of a suite by rkt_add_kernel_tests (RktSuite.cmake):
 #   cmake -DLISTING=<file> -DSCRIPT=<file> [-DTEST_PREFIX=<p>] [-DLABELS=<a,b>]
-#         [-DGPU_RESOURCE_GROUPS=<spec>] -P RktKernelTestsScript.cmake
+#         [-DGPU_RESOURCE_GROUPS=<spec>] [-DJUNIT_DIR=<dir>] -P RktKernelTestsScript.cmake
 # Reads the ctest script that `<suite> list --ctest` wrote (one add_test and one
 # set_tests_properties line per kernel and label group) and writes it again with the test prefix,
-# the extra labels, and the GPU requirement (RESOURCE_GROUPS) of every test labelled cuda. Writes only when the text
+# the extra labels, the GPU requirement (RESOURCE_GROUPS) of every test labelled cuda, and each
+# test's JUnit report (`--junit <dir>/<file>.xml`) moved into JUNIT_DIR, its file name prefixed
+# as the test is (the prefix's characters other than letters, digits, '_', '-' and '.' turned
+# into '.', as junit_file_name in framework/cli/listing.h does). Writes only when the text
 # changed, so that ctest's view of the tests is stable between identical builds.
 foreach(required LISTING SCRIPT)
   if(NOT DEFINED ${required})
@@ -11,6 +14,16 @@ foreach(required LISTING SCRIPT)
   endif()
 endforeach()
 file(READ "${LISTING}" text)
+# Before the prefix is added to the names: the file name follows the --junit option's last '/'.
+if(JUNIT_DIR OR TEST_PREFIX)
+  string(REGEX REPLACE "[^A-Za-z0-9_.-]" "." file_prefix "${TEST_PREFIX}")
+  set(directory_part "\\1")
+  if(JUNIT_DIR)
+    set(directory_part "${JUNIT_DIR}/")
+  endif()
+  string(REGEX REPLACE "--junit \"([^\"]*/)([^\"/]*)\"" "--junit \"${directory_part}${file_prefix}\\2\""
+         text "${text}")
+endif()
 if(TEST_PREFIX)
   string(REPLACE "add_test(\"" "add_test(\"${TEST_PREFIX}" text "${text}")
   string(REPLACE "set_tests_properties(\"" "set_tests_properties(\"${TEST_PREFIX}" text "${text}")

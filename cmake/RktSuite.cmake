@@ -15,7 +15,7 @@
 # the object libraries rkt_judge_main and rkt_kernel_entry).
 #
 # rkt_add_kernel_tests(<suite> [TEST_PREFIX <prefix>] [LABELS <label>...]
-#                      [GPU_RESOURCE_GROUPS <spec>])
+#                      [GPU_RESOURCE_GROUPS <spec>] [JUNIT_DIR <dir>])
 #
 # Registers the suite's cases with ctest, in the spirit of gtest_discover_tests: after each build
 # of <suite>, `<suite> list --ctest` writes one test per kernel and label group (correctness,
@@ -23,7 +23,10 @@
 # with that group and the kernel's device (cpu or cuda). RktKernelTestsScript.cmake then adds
 # TEST_PREFIX to every name, the extra LABELS to every test, and RESOURCE_GROUPS
 # <spec> (default "gpus:1") to every CUDA test, so that `ctest --resource-spec-file` runs at most
-# one CUDA test per GPU at a time. Call it in the directory that created <suite>.
+# one CUDA test per GPU at a time. Each test writes its cases' JUnit XML (one testcase per case,
+# crashed and hung ones included) to <dir>/<test name>.xml, the name's '/' and ':' turned into
+# '.' (default <dir>: ${CMAKE_BINARY_DIR}/junit), for CI to collect (docs/ci.md). Call it in the
+# directory that created <suite>.
 set(RKT_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}" CACHE INTERNAL "RobustKernelTest's CMake modules")
 
 function(rkt_add_suite name)
@@ -91,7 +94,7 @@ extern const char* const kInstalledWorker = \"$<TARGET_FILE_NAME:RobustKernelTes
 endfunction()
 
 function(rkt_add_kernel_tests suite)
-  cmake_parse_arguments(ARG "" "TEST_PREFIX;GPU_RESOURCE_GROUPS" "LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "" "TEST_PREFIX;GPU_RESOURCE_GROUPS;JUNIT_DIR" "LABELS" ${ARGN})
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "rkt_add_kernel_tests(${suite}): unknown arguments "
                         "${ARG_UNPARSED_ARGUMENTS}")
@@ -103,6 +106,9 @@ function(rkt_add_kernel_tests suite)
   if(NOT DEFINED ARG_GPU_RESOURCE_GROUPS)
     set(ARG_GPU_RESOURCE_GROUPS "gpus:1")
   endif()
+  if(NOT ARG_JUNIT_DIR)
+    set(ARG_JUNIT_DIR "${CMAKE_BINARY_DIR}/junit")
+  endif()
   # Labels travel to the script joined by commas: a ;-list would split the command's argument.
   string(REPLACE ";" "," labels "${ARG_LABELS}")
   set(listing "${CMAKE_CURRENT_BINARY_DIR}/${suite}_ctest_listing.cmake")
@@ -113,7 +119,7 @@ function(rkt_add_kernel_tests suite)
             list --ctest "${listing}"
     COMMAND ${CMAKE_COMMAND} "-DLISTING=${listing}" "-DSCRIPT=${script}"
             "-DTEST_PREFIX=${ARG_TEST_PREFIX}" "-DLABELS=${labels}"
-            "-DGPU_RESOURCE_GROUPS=${ARG_GPU_RESOURCE_GROUPS}"
+            "-DGPU_RESOURCE_GROUPS=${ARG_GPU_RESOURCE_GROUPS}" "-DJUNIT_DIR=${ARG_JUNIT_DIR}"
             -P "${RKT_CMAKE_DIR}/RktKernelTestsScript.cmake"
     COMMENT "Listing the test cases of ${suite} for ctest"
     VERBATIM)

@@ -44,6 +44,22 @@ grep -qF "did you mean 'relu/" "$work/out" || fail "no suggestion for rleu"
 error "--kernel 'qqqqqqqqqqqqqqqqqqqq' matches none of the" "$rkt" test --kernel qqqqqqqqqqqqqqqqqqqq
 grep -qF "'rkt list' shows them" "$work/out" || fail "no pointer to 'rkt list'"
 
+# JUnit reports (rkt test --junit, --gtest_output): refused before any case runs.
+error "unknown option '--gtest_filter=relu*'; this command takes --kernel, --filter, --timeout, --json, --junit, --gtest_output" \
+  "$rkt" test --gtest_filter='relu*'
+error "--gtest_output takes 'xml', 'xml:FILE' or 'xml:DIR/' (JUnit XML), not 'json:r.json'; rkt test --json writes JSON records to standard output" \
+  "$rkt" test --kernel relu/cpu_loops --gtest_output=json:r.json
+error "--gtest_output=xml: needs a file name after 'xml:' (or use --gtest_output=xml for test_detail.xml)" \
+  "$rkt" test --kernel relu/cpu_loops --gtest_output=xml:
+error "--junit needs a file name" "$rkt" test --kernel relu/cpu_loops --junit ""
+error "--junit and --gtest_output both name the JUnit report; give one of them once" \
+  "$rkt" test --kernel relu/cpu_loops --junit a.xml --gtest_output=xml:b.xml
+touch "$work/a_file"
+error "cannot write the JUnit report '$work/a_file/r.xml': cannot create directory '$work/a_file/'" \
+  "$rkt" test --kernel relu/cpu_loops --junit "$work/a_file/r.xml"
+error "cannot write the JUnit report '$work': it is a folder" \
+  "$rkt" test --kernel relu/cpu_loops --junit "$work"
+
 # A run folder that cannot be created.
 touch "$work/a_file"
 error "rkt run: cannot create directory '$work/a_file/run' for the run's results (--out)" \

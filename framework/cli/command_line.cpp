@@ -31,6 +31,7 @@
 #include "framework/supervision/case_records_json.h"
 #include "framework/supervision/gpu_pinning.h"
 #include "framework/supervision/gtest_expansion.h"
+#include "framework/supervision/junit_report.h"
 #include "framework/supervision/supervisor.h"
 #include "framework/supervision/verdict_channel.h"
 #include "framework/supervision/worker_loan.h"
@@ -45,9 +46,16 @@ constexpr const char* kUsage = R"(rkt: tests and benchmarks kernels so that they
 Usage:
   rkt list [--json]                 tasks, kernels, and the test cases each kernel expands into
   rkt test [--kernel ID] [--filter GTEST_FILTER] [--timeout SECONDS] [--json]
+           [--junit FILE | --gtest_output=xml[:FILE]]
                                     runs cases, each kernel in its own supervised process;
                                     --json: one record per case (status, message, dims,
-                                    scale, seed, config, reproduce) on standard output
+                                    scale, seed, config, reproduce) on standard output;
+                                    --junit: JUnit XML, one testcase per case (crashed and
+                                    hung ones too), one testsuite per task/kernel, failure
+                                    messages with the replay command (--gtest_output=xml:FILE
+                                    as in GoogleTest; xml alone: %JUNIT_FILE%; xml:DIR/:
+                                    DIR/<program>.xml); each ctest entry writes
+                                    <build>/junit/<test name>.xml (docs/ci.md)
   rkt run [--out DIR] [--kernel ID] [--timeout SECONDS] [--benchmark-timeout SECONDS]
           [--shard I/N] [--replace]
                                     the main job: every kernel's cases, then a benchmark of
@@ -127,6 +135,7 @@ std::string usage() {
   };
   replace("%TIMEOUT%", std::to_string(defaults::kKernelProcessTimeoutSeconds));
   replace("%CTEST_TIMEOUT%", std::to_string(defaults::kCtestCaseTimeoutSeconds));
+  replace("%JUNIT_FILE%", kDefaultJunitFile);
   replace("%BENCH_TIMEOUT%", std::to_string(defaults::kBenchmarkProcessTimeoutSeconds));
   replace("%TOLERANCE%",
           std::to_string(static_cast<int>(kCompareSlowdownTolerance * 100)) + "%");
@@ -191,23 +200,33 @@ struct ParsedOptions {
   std::string kernel;
   std::string filter;
   std::string out;
+  std::string junit;          ///< --junit FILE
+  std::string gtest_output;   ///< --gtest_output=VALUE, as GoogleTest reads it
   std::string device = "cuda";
   int timeout = 0;
   int benchmark_timeout = 0;
   ShardSpec shard;
 };
 
-// Parses "--name value" options; unknown flags are errors naming the flag.
+// Parses "--name value" options (and GoogleTest's "--gtest_name=value"); unknown flags are
+// errors naming the flag.
 bool parse_options(const std::vector<std::string>& args, const std::vector<std::string>& allowed,
                    ParsedOptions& options, std::string& error) {
   for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
+    std::string arg = args[i];
+    std::string attached_value;  // GoogleTest's flags carry their value after '='.
+    const std::size_t equals = arg.find('=');
+    const bool attached = arg.rfind("--gtest_", 0) == 0 && equals != std::string::npos;
+    if (attached) {
+      attached_value = arg.substr(equals + 1);
+      arg.erase(equals);
+    }
     const bool known =
         std::find(allowed.begin(), allowed.end(), arg) != allowed.end();
     if (!known) {
       std::string takes;
       for (const std::string& name : allowed) takes += (takes.empty() ? "" : ", ") + name;
-      error = "unknown option '" + arg + "'" +
+      error = "unknown option '" + args[i] + "'" +
               (takes.empty() ? "; this command takes no options" : "; this command takes " + takes);
       return false;
     }
@@ -215,12 +234,23 @@ bool parse_options(const std::vector<std::string>& args, const std::vector<std::
       (arg == "--json" ? options.json : options.replace) = true;
       continue;
     }
-    if (i + 1 >= args.size()) {
+    if (!attached && i + 1 >= args.size()) {
       error = "option '" + arg + "' needs a value";
       return false;
     }
-    const std::string& value = args[++i];
+    const std::string& value = attached ? attached_value : args[++i];
     if (arg == "--ctest") options.ctest_file = value;
+    if (arg == "--junit" || arg == "--gtest_output") {
+      if (!options.junit.empty() || !options.gtest_output.empty()) {
+        error = "--junit and --gtest_output both name the JUnit report; give one of them once";
+        return false;
+      }
+      if (value.empty()) {
+        error = arg + " needs a file name";
+        return false;
+      }
+      (arg == "--junit" ? options.junit : options.gtest_output) = value;
+    }
     if (arg == "--kernel") options.kernel = value;
     if (arg == "--filter") options.filter = value;
     if (arg == "--out") options.out = value;
@@ -332,18 +362,34 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
     if (!parse_options(args, {"--json", "--ctest"}, options, error)) return usage_error(error);
     if (!options.ctest_file.empty()) {
       std::ofstream out(options.ctest_file);
-      print_ctest_script(out, own_executable(argv[0]));
+      // The entries' JUnit files go beside the listing unless the CMake script moves them.
+      const std::size_t slash = options.ctest_file.rfind('/');
+      const std::string listing_folder =
+          slash == std::string::npos ? "." : options.ctest_file.substr(0, slash);
+      print_ctest_script(out, own_executable(argv[0]), listing_folder + "/junit");
       return out ? 0 : usage_error("cannot write '" + options.ctest_file + "'");
     }
     options.json ? print_listing_json(std::cout) : print_listing_text(std::cout);
     return 0;
   }
   if (command == "test") {
-    if (!parse_options(args, {"--kernel", "--filter", "--timeout", "--json"}, options, error)) {
+    if (!parse_options(args, {"--kernel", "--filter", "--timeout", "--json", "--junit", "--gtest_output"},
+                       options, error)) {
       return usage_error(error);
     }
     if (const std::string unknown = unknown_kernel_error(options.kernel); !unknown.empty()) {
       return usage_error(unknown);
+    }
+    std::string junit_path = options.junit;
+    if (!options.gtest_output.empty()) {
+      junit_path = junit_path_from_gtest_output(options.gtest_output, argv[0], error);
+      if (junit_path.empty()) return usage_error(error);
+    }
+    if (!junit_path.empty()) {
+      // Refused before any case runs, not after an hour of them.
+      if (const std::string problem = junit_path_problem(junit_path); !problem.empty()) {
+        return usage_error(problem);
+      }
     }
     SupervisionOptions supervision;
     supervision.executable = own_executable(argv[0]);
@@ -368,6 +414,14 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
       std::cout << supervised_run_json(run, std::to_string(base_seed()), supervision.gtest_filter);
     } else {
       std::cout << "\n" << summarize(run);
+    }
+    if (!junit_path.empty()) {
+      try {
+        write_junit_report(junit_path, run);
+      } catch (const std::runtime_error& problem) {
+        std::cerr << "rkt test: error: cannot write the JUnit report: " << problem.what() << "\n";
+        return 2;
+      }
     }
     return supervised_exit_code(run);
   }

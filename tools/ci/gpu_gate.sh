@@ -4,8 +4,9 @@
 #
 #   tools/ci/gpu_gate.sh OUT_DIR [BASE_REVISION]
 #
-#   1. builds (tools/bootstrap.sh) and runs every ctest test with JUnit XML in OUT_DIR/junit.xml;
-#      CUDA tests carry RESOURCE_GROUPS gpus:1 and the resource spec (tools/gpu/ctest_resources.sh)
+#   1. builds (tools/bootstrap.sh) and runs every ctest test with JUnit XML in OUT_DIR/junit.xml
+#      (one entry per ctest test) and OUT_DIR/junit/*.xml (one testcase per kernel case: each
+#      kernel test's own report, written to BUILD/junit/ by `rkt test --junit`); CUDA tests carry RESOURCE_GROUPS gpus:1 and the resource spec (tools/gpu/ctest_resources.sh)
 #      has one slot per GPU, so no two CUDA tests share a GPU while CPU tests run in parallel;
 #   2. runs the main job into OUT_DIR/new (results.json, report.md, report.html): exits non-zero
 #      when a kernel fails a gate;
@@ -13,7 +14,8 @@
 #      runs its main job on the same machine into OUT_DIR/base, and
 #      `rkt compare OUT_DIR/base/results.json OUT_DIR/new/results.json` > OUT_DIR/compare.md:
 #      non-zero when a kernel got slower by more than the measured noise;
-#   4. checks that no file of the run folder contains the value of RKT_SECRET_SEED.
+#   4. checks that no file of the run folder or the JUnit reports contains the value of
+#      RKT_SECRET_SEED.
 # Every step runs even when an earlier one failed; the exit status is non-zero when any did.
 #
 # Secrets: RKT_SECRET_SEED (a number) and RKT_HIDDEN_SUITE_TEXT (the hidden suite's text; written
@@ -39,10 +41,13 @@ fi
 step "building"
 bash "$repo_root/tools/bootstrap.sh" || exit 1
 
-step "ctest (JUnit: $out/junit.xml)"
+step "ctest (JUnit: $out/junit.xml, per case: $out/junit/)"
 bash "$repo_root/tools/gpu/ctest_resources.sh" > "$out/gpus.json"
+rm -rf "$build_dir/junit" "$out/junit"  # No report of an earlier run may pass for this one's.
 ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" \
   --resource-spec-file "$out/gpus.json" --output-junit "$out/junit.xml" || status=1
+mkdir -p "$out/junit"
+cp "$build_dir"/junit/*.xml "$out/junit/" 2>/dev/null || echo "gpu_gate: no per-case JUnit reports"
 
 step "main job (run folder: $out/new)"
 "$build_dir/bin/rkt" run --out "$out/new" || status=1
@@ -68,7 +73,7 @@ else
   echo "gpu_gate: no base revision; no comparison" > "$out/compare.md"
 fi
 
-if [ -n "${RKT_SECRET_SEED:-}" ] && grep -rqF -- "$RKT_SECRET_SEED" "$out/new" "$out/junit.xml" 2>/dev/null; then
+if [ -n "${RKT_SECRET_SEED:-}" ] && grep -rqF -- "$RKT_SECRET_SEED" "$out/new" "$out/junit.xml" "$out/junit" 2>/dev/null; then
   echo "gpu_gate: FAILED: the run folder contains the value of RKT_SECRET_SEED"
   status=1
 fi

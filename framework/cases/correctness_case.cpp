@@ -251,7 +251,7 @@ CaseOutcome run_and_judge(const KernelSpec& kernel, const TaskSpec& task,
   try {
     outputs = invoke_kernel(kernel, prepared.device_inputs, prepared.signatures).outputs;
   } catch (const std::exception& error) {
-    return {CaseStatus::failed, where + ": the kernel threw: " + describe_exception(error)};
+    return {CaseStatus::failed, where + ": " + describe_call_failure(error)};
   }
   return judge_outputs(kernel, task, where, prepared.drawn_inputs, prepared.signatures, outputs);
 }

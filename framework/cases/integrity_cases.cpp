@@ -2,7 +2,11 @@
 
 #include <ATen/ATen.h>
 
+#include <signal.h>
+
+#include <algorithm>
 #include <chrono>
+#include <functional>
 #include <sstream>
 #include <thread>
 
@@ -12,9 +16,12 @@
 #include "framework/inputs/seeding.h"
 #include "framework/isolation/kernel_invocation.h"
 #include "framework/isolation/kernel_library.h"
+#include "framework/isolation/redzones.h"
+#include "framework/isolation/worker_process.h"
 #include "framework/runtime/device_support.h"
 #include "framework/runtime/operator_observer.h"
 #include "framework/runtime/torch_bridge.h"
+#include "rkt/defaults.h"
 
 namespace rkt {
 namespace {
@@ -269,6 +276,114 @@ std::string determinism(const KernelSpec& kernel, const TaskSpec& task) {
          (bitwise ? " bit for bit" : " within tolerance (not bit for bit)");
 }
 
+// A read past an input's end or a misaligned access ends a CPU worker with one of these.
+bool fault_signal(const WorkerFailure& failure) {
+  return failure.signal_number == SIGSEGV || failure.signal_number == SIGBUS;
+}
+
+std::string signal_name(int signal_number) {
+  return signal_number == SIGBUS ? "SIGBUS" : signal_number == SIGSEGV ? "SIGSEGV" : std::to_string(signal_number);
+}
+
+// Copies of `drawn` in the kernel's buffers, input i placed as `placement_of(i)` says.
+std::vector<at::Tensor> placed_inputs(const KernelSpec& kernel, const std::vector<at::Tensor>& drawn,
+                                      const std::function<BufferPlacement(std::size_t)>& placement_of) {
+  std::vector<at::Tensor> placed;
+  for (std::size_t i = 0; i < drawn.size(); ++i) placed.push_back(copy_for_kernel(drawn[i], kernel, placement_of(i)));
+  return placed;
+}
+
+// Gate 7: nothing outside a buffer is touched. Every call of every case checks the redzones
+// around its buffers (invoke_kernel); this case also places each input of a CPU kernel so that
+// it ends where an inaccessible page begins, so a read past its end faults, and names the input.
+std::string out_of_bounds(const KernelSpec& kernel, const TaskSpec& task) {
+  const CaseInputs inputs = gate_inputs(kernel, task, "out_of_bounds");
+  const PreparedCase prepared = prepare_case(kernel, task, inputs);
+  const std::string where = kernel.full_id() + ", " + describe_case(inputs);
+  const std::string redzones = std::to_string(prepared.device_inputs.size() + prepared.signatures.size()) +
+                               " buffers' redzones intact (" + std::to_string(defaults::kRedzoneBytes) +
+                               " bytes on each side)";
+  {
+    const KernelRun run = invoke_kernel(kernel, prepared.device_inputs, prepared.signatures);
+    require_pass(judge_outputs(kernel, task, where, prepared.drawn_inputs, prepared.signatures, run.outputs),
+                 "out of bounds (buffers with redzones)");
+  }
+  if (kernel.device() != Device::cpu) {
+    return redzones + "; reads past an end are the sanitizer case's to find on a GPU";
+  }
+  const auto at_page_end = [&](std::size_t i) {
+    return BufferPlacement{0, true,
+                           std::max<std::int64_t>(kernel.alignment_bytes(),
+                                                  static_cast<std::int64_t>(prepared.drawn_inputs[i].element_size()))};
+  };
+  try {
+    const KernelRun run = invoke_kernel(
+        kernel, placed_inputs(kernel, prepared.drawn_inputs, at_page_end), prepared.signatures);
+    require_pass(judge_outputs(kernel, task, where, prepared.drawn_inputs, prepared.signatures, run.outputs),
+                 "out of bounds (each input ending where an inaccessible page begins)");
+  } catch (const WorkerFailure& failure) {
+    if (!fault_signal(failure)) throw;
+    // Which input: one at a time at a page's end, the others as usual.
+    for (std::size_t suspect = 0; suspect < prepared.drawn_inputs.size(); ++suspect) {
+      try {
+        invoke_kernel(kernel,
+                      placed_inputs(kernel, prepared.drawn_inputs,
+                                    [&](std::size_t i) { return i == suspect ? at_page_end(i) : BufferPlacement{}; }),
+                      prepared.signatures);
+      } catch (const WorkerFailure& again) {
+        if (!fault_signal(again)) throw;
+        throw GateFailure{"out-of-bounds read past input '" + task.inputs()[suspect].name +
+                          "': the kernel crashed (" + signal_name(again.signal_number) + ") when '" +
+                          task.inputs()[suspect].name +
+                          "' ended where an inaccessible page begins, and ran when it did not (" + where +
+                          "); it reads beyond the input's last element"};
+      }
+    }
+    throw GateFailure{"out-of-bounds read: the kernel crashed (" + signal_name(failure.signal_number) +
+                      ") when its inputs ended where inaccessible pages begin, but with no single input "
+                      "placed so (" + where + ")"};
+  }
+  return redzones + "; reads stay inside every input (each ended where an inaccessible page begins)";
+}
+
+// Gate 8: buffers whose first element is offset from any larger alignment: by one element, or
+// by exactly the alignment the kernel declared (requires_alignment).
+std::string misaligned_pointers(const KernelSpec& kernel, const TaskSpec& task) {
+  const CaseInputs inputs = gate_inputs(kernel, task, "misaligned_pointers");
+  const PreparedCase prepared = prepare_case(kernel, task, inputs);
+  const std::int64_t declared = kernel.alignment_bytes();
+  const auto offset_for = [&](std::int64_t element_bytes) { return declared > 0 ? declared : element_bytes; };
+  const std::int64_t output_offset =
+      offset_for(prepared.signatures.empty() ? 1 : static_cast<std::int64_t>(c10::elementSize(prepared.signatures[0].dtype)));
+  std::ostringstream placement;
+  placement << "every buffer's first element offset by "
+            << (declared > 0 ? std::to_string(declared) + " bytes (the declared alignment)"
+                             : std::string("one element (") + std::to_string(output_offset) + " bytes for the first output)")
+            << " from any larger alignment";
+  const std::string where = kernel.full_id() + ", " + describe_case(inputs) + ", " + placement.str();
+  const std::string advice =
+      declared > 0 ? "" : "; a kernel that needs aligned buffers declares it with .requires_alignment(bytes)";
+  try {
+    const KernelRun run = invoke_kernel(
+        kernel,
+        placed_inputs(kernel, prepared.drawn_inputs,
+                      [&](std::size_t i) {
+                        return BufferPlacement{offset_for(static_cast<std::int64_t>(prepared.drawn_inputs[i].element_size()))};
+                      }),
+        prepared.signatures, BufferPlacement{output_offset});
+    require_pass(judge_outputs(kernel, task, where, prepared.drawn_inputs, prepared.signatures, run.outputs),
+                 "misaligned pointers" + advice);
+  } catch (const WorkerFailure& failure) {
+    throw GateFailure{"misaligned pointers: the kernel failed with " + placement.str() + ": " + failure.what() + advice};
+  } catch (const OutOfBoundsWrite&) {
+    throw;
+  } catch (const std::runtime_error& error) {
+    throw GateFailure{"misaligned pointers: the kernel failed with " + placement.str() + ": " +
+                      describe_exception(error) + advice};
+  }
+  return placement.str() + ": outputs correct";
+}
+
 }  // namespace
 
 CaseOutcome run_integrity_case(const KernelSpec& kernel, const TaskSpec& task, IntegrityGate gate) {
@@ -287,6 +402,8 @@ CaseOutcome run_integrity_case(const KernelSpec& kernel, const TaskSpec& task, I
       case IntegrityGate::borrowed_computation: summary = borrowed_computation(kernel, task); break;
       case IntegrityGate::escaped_work: summary = escaped_work(kernel, task); break;
       case IntegrityGate::determinism: summary = determinism(kernel, task); break;
+      case IntegrityGate::out_of_bounds: summary = out_of_bounds(kernel, task); break;
+      case IntegrityGate::misaligned_pointers: summary = misaligned_pointers(kernel, task); break;
     }
     return {CaseStatus::passed, name + ": " + summary};
   } catch (const GateFailure& failure) {
@@ -294,6 +411,9 @@ CaseOutcome run_integrity_case(const KernelSpec& kernel, const TaskSpec& task, I
   } catch (const CaseOutcome& dropped) {
     return dropped;
   } catch (const std::exception& error) {
+    if (dynamic_cast<const OutOfBoundsWrite*>(&error) != nullptr) {
+      return {CaseStatus::failed, name + ": " + error.what()};
+    }
     return {CaseStatus::failed, name + ": the kernel or task threw: " + describe_exception(error)};
   }
 }

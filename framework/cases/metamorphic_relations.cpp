@@ -94,7 +94,7 @@ CaseOutcome run_relation_case(const KernelSpec& kernel, const TaskSpec& task,
     second = invoke_kernel(kernel, on_device(instance.transformed, kernel.device()),
                            prepared.signatures).outputs;
   } catch (const std::exception& error) {
-    return {CaseStatus::failed, drawn + ": the kernel threw: " + describe_exception(error)};
+    return {CaseStatus::failed, drawn + ": " + describe_call_failure(error)};
   }
   // What an honest kernel of the claimed class gives on both input sets, from the inputs alone.
   Tensors predicted, honest_predicted, honest_second;

@@ -70,12 +70,16 @@ std::vector<PropertyPhase> property_phases(PropertyKind kind, Device device) {
              0, DimTier::edges, 0}};
   }
   if (device == Device::cpu) {
-    return {{"", defaults::kPropertyTrialsCpu, defaults::kPropertyInputBudgetCpu, DimTier::edges, 0}};
+    return {{"", defaults::kPropertyTrialsCpu, defaults::kPropertyInputBudgetCpu, DimTier::edges, 0},
+            {"whole_domain", defaults::kPropertyWholeDomainTrialsPerDim,
+             defaults::kPropertyWholeDomainInputBudgetCpu, DimTier::whole_domain, 0}};
   }
   return {{"", defaults::kPropertySmallTrialsCuda, defaults::kPropertySmallInputBudgetCuda,
            DimTier::edges, defaults::kPropertySmallTrialsSecondsCuda},
           {"full_size", defaults::kPropertyFullSizeTrialsCuda, defaults::kPropertyInputBudgetCuda,
-           DimTier::full_size, 0}};
+           DimTier::full_size, 0},
+          {"whole_domain", defaults::kPropertyWholeDomainTrialsPerDim,
+           defaults::kPropertyWholeDomainInputBudgetCuda, DimTier::whole_domain, 0}};
 }
 
 std::int64_t input_bytes(const TaskSpec& task, const Dims& dims) {
@@ -90,13 +94,16 @@ std::int64_t input_bytes(const TaskSpec& task, const Dims& dims) {
 }
 
 std::map<std::string, DimRange> property_dim_ranges(const TaskSpec& task, Device device,
-                                                    const std::vector<DimRestriction>& supported) {
+                                                    const std::vector<DimRestriction>& supported,
+                                                    DimTier tier) {
   const Dims& base = task.test_dims(device);
   std::map<std::string, DimRange> ranges;
   for (const auto& [name, domain] : task.domains()) {
     const std::int64_t test_size = base.at(name);
     const std::int64_t upper =
-        std::max(domain.min, std::min(domain.max, defaults::kPropertyMaxDimFactor * test_size));
+        tier == DimTier::whole_domain
+            ? domain.max
+            : std::max(domain.min, std::min(domain.max, defaults::kPropertyMaxDimFactor * test_size));
     ranges[name] = restrict_range({domain.min, upper, test_size, 1}, name, supported);
   }
   return ranges;
@@ -233,16 +240,30 @@ CaseOutcome run_property_trials(const TaskSpec& task, PropertyKind kind,
     const TaskSpec& trial_task =
         config_count == 1
             ? task.configured(0)
-            : task.configured(*rc::gen::inRange<std::size_t>(0, config_count).as("config"));
+            : task.configured(*rc::gen::resize(rc::kNominalSize, rc::gen::inRange<std::size_t>(0, config_count))
+                                    .as("config"));
     CaseInputs inputs;
     inputs.seed = *rc::gen::inRange<std::uint64_t>(0, 1u << 31).as("input seed");
     if (kind == PropertyKind::shapes) {
       inputs.distribution = "property shapes";
       const std::map<std::string, DimRange> ranges =
-          property_dim_ranges(trial_task, options.device, options.supported);
+          property_dim_ranges(trial_task, options.device, options.supported, phase.tier);
       inputs.dims = trial_task.test_dims(options.device);
-      for (const auto& [name, range] : ranges) {
-        inputs.dims[name] = *dim_generator(range, phase.tier).as("dim " + name);
+      if (phase.tier == DimTier::whole_domain) {
+        // One dim reaches for the domain's far edge; the others stay at the test size and give
+        // way to the budget first.
+        std::vector<std::string> names;
+        for (const auto& [name, range] : ranges) names.push_back(name);
+        // At rapidcheck's nominal size inRange is uniform over the whole range in every trial
+        // (at the size it passes, early trials would always pick the first dim).
+        const std::string& reaching =
+            names[*rc::gen::resize(rc::kNominalSize, rc::gen::inRange<std::size_t>(0, names.size()))
+                       .as("dim reaching the domain's edge")];
+        inputs.dims[reaching] = *dim_generator(ranges.at(reaching), phase.tier).as("dim " + reaching);
+      } else {
+        for (const auto& [name, range] : ranges) {
+          inputs.dims[name] = *dim_generator(range, phase.tier).as("dim " + name);
+        }
       }
       inputs.dims = fit_to_input_budget(trial_task, inputs.dims, phase.input_budget, ranges);
     } else {
@@ -257,7 +278,11 @@ CaseOutcome run_property_trials(const TaskSpec& task, PropertyKind kind,
     details = case_details(trial_task, inputs);
     return trial(trial_task, inputs);
   };
-  return run_property_phases(options, property_phases(kind, options.device), body);
+  std::vector<PropertyPhase> phases = property_phases(kind, options.device);
+  for (PropertyPhase& phase : phases) {
+    if (phase.tier == DimTier::whole_domain) phase.trials *= static_cast<int>(task.domains().size());
+  }
+  return run_property_phases(options, phases, body);
 }
 
 CaseOutcome run_property(const KernelSpec& kernel, const TaskSpec& task, PropertyKind kind) {

@@ -35,16 +35,21 @@ struct PropertyPhase {
   double time_budget_seconds = 0;  // [s]; 0: no limit
 };
 
-/// The phases of `kind` on `device`. Shapes on the CPU: one phase of kPropertyTrialsCpu edge trials.
+/// The phases of `kind` on `device`. Shapes on the CPU: kPropertyTrialsCpu edge trials.
 /// Shapes on CUDA: kPropertySmallTrialsCuda cheap edge trials (small input budget, time-bounded),
-/// then kPropertyFullSizeTrialsCuda trials near and above the benchmark size. Scale: one phase.
+/// then kPropertyFullSizeTrialsCuda trials near and above the benchmark size. Shapes on both end
+/// with kPropertyWholeDomainTrialsPerDim trials per domain dim across the whole declared domain
+/// ("whole_domain"; run_property_trials multiplies by the task's dim count).
+/// Scale: one phase.
 std::vector<PropertyPhase> property_phases(PropertyKind kind, Device device);
 
 /// The range of each domain dim of `task` in property trials on `device`: the task's domain, capped
-/// at kPropertyMaxDimFactor x the size the kernel is tested at, narrowed to the dims the kernel
-/// declares it supports (`supported`: min, max, and a step for "% k == 0").
+/// at kPropertyMaxDimFactor x the size the kernel is tested at (uncapped for `whole_domain`
+/// trials), narrowed to the dims the kernel declares it supports (`supported`: min, max, and a
+/// step for "% k == 0").
 std::map<std::string, DimRange> property_dim_ranges(const TaskSpec& task, Device device,
-                                                    const std::vector<DimRestriction>& supported = {});
+                                                    const std::vector<DimRestriction>& supported = {},
+                                                    DimTier tier = DimTier::edges);
 
 /// `dims` with dims halved until the task's inputs fit `budget`: the largest dim that is not
 /// "large" (above large_dim_floor) first, so that a large draw survives when the others can give

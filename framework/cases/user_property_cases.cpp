@@ -104,7 +104,7 @@ CaseOutcome run_trial(const KernelSpec& kernel, const TaskSpec& task, const User
   try {
     outputs = invoke_kernel(kernel, prepared.device_inputs, prepared.signatures).outputs;
   } catch (const std::exception& error) {
-    return {CaseStatus::failed, where + ": the kernel threw: " + describe_exception(error)};
+    return {CaseStatus::failed, where + ": " + describe_call_failure(error)};
   }
   if (!property.check_function()) {
     return judge_outputs(kernel, task, where, prepared.drawn_inputs, prepared.signatures, outputs);

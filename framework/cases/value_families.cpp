@@ -136,7 +136,7 @@ CaseOutcome run_value_family_case(const KernelSpec& kernel, const TaskSpec& task
         invoke_kernel(kernel, prepared.device_inputs, prepared.signatures).outputs;
     outcome = judge_outputs(kernel, task, where, prepared.drawn_inputs, prepared.signatures, outputs);
   } catch (const std::exception& error) {
-    outcome = {CaseStatus::failed, where + ": the kernel threw: " + describe_exception(error)};
+    outcome = {CaseStatus::failed, where + ": " + describe_call_failure(error)};
   }
   outcome.details = case_details(task, inputs);
   return outcome;

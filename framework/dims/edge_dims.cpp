@@ -1,6 +1,7 @@
 #include "framework/dims/edge_dims.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "rkt/defaults.h"
@@ -70,6 +71,14 @@ std::int64_t draw_full_size(const DimRange& range, const RandomBits& next) {
   return uniform_in(clamp_to(range, range.test_size), range.max, next);
 }
 
+// The domain's far edge: its maximum, or a log-uniform value between the test size and it.
+std::int64_t draw_whole_domain(const DimRange& range, const RandomBits& next) {
+  if (unit_real(next) < defaults::kWholeDomainMaxShare) return range.max;
+  const double low = std::log(static_cast<double>(clamp_to(range, range.test_size)));
+  const double high = std::log(static_cast<double>(range.max));
+  return clamp_to(range, static_cast<std::int64_t>(std::llround(std::exp(low + (high - low) * unit_real(next)))));
+}
+
 }  // namespace
 
 const std::vector<std::int64_t>& common_granularities() {
@@ -128,7 +137,12 @@ DimRange in_steps(const DimRange& range) {
 std::int64_t draw_dim(const DimRange& range, DimTier tier, const RandomBits& next) {
   if (range.step > 1) return range.step * draw_dim(in_steps(range), tier, next);
   if (range.max <= range.min) return range.min;
-  return tier == DimTier::edges ? draw_edges(range, next) : draw_full_size(range, next);
+  switch (tier) {
+    case DimTier::edges: return draw_edges(range, next);
+    case DimTier::full_size: return draw_full_size(range, next);
+    case DimTier::whole_domain: return draw_whole_domain(range, next);
+  }
+  return range.min;
 }
 
 rc::Gen<std::int64_t> dim_generator(DimRange range, DimTier tier) {

@@ -52,6 +52,7 @@ using RandomBits = std::function<std::uint64_t()>;
 enum class DimTier {
   edges,      ///< The edge-seeking mixture over the whole range (cheap trials).
   full_size,  ///< Near and above the test size, up to the range's maximum (few, costly trials).
+  whole_domain,  ///< The domain's maximum, or log-uniform from the test size up to it (few trials).
 };
 
 /// One dim drawn from `range` for `tier`, from the bits of `next`. The mixture's shares are in

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "framework/isolation/kernel_library.h"
+#include "framework/isolation/redzones.h"
 #include "framework/runtime/device_support.h"
 #include "framework/runtime/kernel_execution.h"
 #include "framework/runtime/torch_bridge.h"
@@ -55,29 +56,48 @@ void poison_output(const at::Tensor& output) {
 }
 
 std::vector<at::Tensor> allocate_poisoned_outputs(const std::vector<OutputSignature>& signatures,
-                                                  Device device) {
+                                                  Device device, const BufferPlacement& placement) {
   std::vector<at::Tensor> outputs;
   for (const OutputSignature& signature : signatures) {
-    outputs.push_back(at::empty(
-        signature.sizes, at::TensorOptions().dtype(signature.dtype).device(to_torch_device(device))));
+    outputs.push_back(guarded_empty(signature.sizes, signature.dtype, device, placement));
     poison_output(outputs.back());
   }
   return outputs;
 }
 
 KernelRun invoke_kernel(const KernelSpec& kernel, const std::vector<at::Tensor>& inputs,
-                        const std::vector<OutputSignature>& signatures) {
-  if (runs_in_worker(kernel)) return invoke_in_worker(kernel, inputs, signatures);
+                        const std::vector<OutputSignature>& signatures,
+                        const BufferPlacement& output_placement) {
+  if (runs_in_worker(kernel)) return invoke_in_worker(kernel, inputs, signatures, output_placement);
   KernelStreamScope stream_scope(kernel.device());
   KernelRun run;
-  // Queued on the kernel's stream, so the poison lands before the kernel starts.
-  if (!kernel.returns_tensors()) run.outputs = allocate_poisoned_outputs(signatures, kernel.device());
-  ExecutedCall executed = execute_kernel(kernel, inputs, run.outputs, stream_scope);
+  // Queued on the kernel's stream, so the poison and the redzones land before the kernel starts.
+  if (!kernel.returns_tensors()) {
+    run.outputs = allocate_poisoned_outputs(signatures, kernel.device(), output_placement);
+  }
+  std::vector<at::Tensor> staged;  // inputs as the kernel sees them: in guarded buffers
+  for (const at::Tensor& input : inputs) {
+    staged.push_back(has_redzones(input) ? input : guarded_copy(input, kernel.device()));
+  }
+  arm_redzones(staged);
+  arm_redzones(run.outputs);
+  ExecutedCall executed = execute_kernel(kernel, staged, run.outputs, stream_scope);
+  if (const std::optional<std::string> violation = redzone_violation(kernel.task_id(), staged, run.outputs)) {
+    throw OutOfBoundsWrite(*violation);
+  }
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (!staged[i].is_same(inputs[i])) inputs[i].copy_(staged[i]);
+  }
   if (kernel.returns_tensors()) run.outputs = std::move(executed.returned);
   run.operators = std::move(executed.operators);
   run.stream_milliseconds = executed.stream_milliseconds;
   run.call_start = executed.call_start;
   return run;
+}
+
+std::string describe_call_failure(const std::exception& error) {
+  if (dynamic_cast<const OutOfBoundsWrite*>(&error) != nullptr) return error.what();
+  return "the kernel threw: " + describe_exception(error);
 }
 
 std::vector<at::Tensor> run_reference_float64(const TaskSpec& task,

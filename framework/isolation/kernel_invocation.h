@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/isolation/redzones.h"
 #include "framework/runtime/kernel_execution.h"
 #include "rkt/registration.h"
 #include "rkt/task.h"
@@ -35,8 +36,9 @@ void poison_output(const at::Tensor& output);
 
 /// Tensors of `signatures` on `device`, every floating element NaN and every integer element
 /// the most negative value, so an element the kernel never writes cannot pass as a result.
+/// Each lies in a guarded buffer (redzones.h) placed as `placement` says.
 std::vector<at::Tensor> allocate_poisoned_outputs(const std::vector<OutputSignature>& signatures,
-                                                  Device device);
+                                                  Device device, const BufferPlacement& placement = {});
 
 /// What one kernel call produced and did.
 struct KernelRun {
@@ -58,9 +60,18 @@ struct KernelRun {
 /// Calls `kernel` on `inputs` (already on the kernel's device) and returns its outputs once they
 /// are complete on the stream the kernel was given (that stream only: never a device-wide
 /// synchronisation). Before the call, free device memory is scrubbed to NaN and view-form outputs
-/// are poisoned. Exceptions from the kernel propagate.
+/// are poisoned. Every input and output lies in a guarded buffer (inputs that do not are staged
+/// through one, and copied back so that a kernel writing its inputs is seen): its redzones are
+/// armed before the call and checked after it, and a changed byte throws OutOfBoundsWrite
+/// naming the buffer, the side and the offsets. Outputs are placed as `output_placement` says.
+/// Exceptions from the kernel propagate.
 KernelRun invoke_kernel(const KernelSpec& kernel, const std::vector<at::Tensor>& inputs,
-                        const std::vector<OutputSignature>& signatures);
+                        const std::vector<OutputSignature>& signatures,
+                        const BufferPlacement& output_placement = {});
+
+/// How a failed kernel call reads in a case message: "the kernel threw: <what>", or the
+/// harness's own finding for an OutOfBoundsWrite ("out-of-bounds write: ...").
+std::string describe_call_failure(const std::exception& error);
 
 /// Runs `task`'s reference in float64 on copies of `inputs` made on `device` (index inputs keep
 /// their dtype). Outputs stay on `device`.

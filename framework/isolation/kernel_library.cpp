@@ -130,6 +130,8 @@ std::string load_kernel_library(const KernelLibraryLocation& location) {
     spec.allow_operators(kernel.allowed_operators);
     for (const auto& [gate, reason] : kernel.waived_gates) spec.waive_gate(gate, reason);
     for (const DimRestriction& restriction : kernel.supported_dims) spec.supports(restriction);
+    // Validated again here: the description comes from untrusted code.
+    if (kernel.alignment_bytes != 0) spec.requires_alignment(kernel.alignment_bytes);
     for (const std::string& error : kernel.declaration_errors) spec.add_declaration_error(error);
     library.worker_index[&spec] = i;
   }
@@ -209,30 +211,35 @@ void discard_worker() {
   release_confirmed();  // A dead worker holds no mapping any more.
 }
 
-at::Tensor copy_for_kernel(const at::Tensor& tensor, const KernelSpec& kernel) {
-  if (runs_in_worker(kernel)) return shared_copy(tensor, kernel.device());
-  return tensor.to(to_torch_device(kernel.device()), /*non_blocking=*/false, /*copy=*/true);
+at::Tensor copy_for_kernel(const at::Tensor& tensor, const KernelSpec& kernel,
+                           const BufferPlacement& placement) {
+  if (runs_in_worker(kernel)) return shared_copy(tensor, kernel.device(), placement);
+  return guarded_copy(tensor, kernel.device(), placement);
 }
 
-at::Tensor allocate_for_kernel(at::IntArrayRef sizes, c10::ScalarType dtype, const KernelSpec& kernel) {
-  if (runs_in_worker(kernel)) return allocate_shared_tensor(sizes, dtype, kernel.device());
-  return at::empty(sizes, at::TensorOptions().dtype(dtype).device(to_torch_device(kernel.device())));
+at::Tensor allocate_for_kernel(at::IntArrayRef sizes, c10::ScalarType dtype, const KernelSpec& kernel,
+                               const BufferPlacement& placement) {
+  if (runs_in_worker(kernel)) return allocate_shared_tensor(sizes, dtype, kernel.device(), placement);
+  return guarded_empty(sizes, dtype, kernel.device(), placement);
 }
 
 
 KernelRun invoke_in_worker(const KernelSpec& kernel, const std::vector<at::Tensor>& inputs,
-                           const std::vector<OutputSignature>& signatures) {
+                           const std::vector<OutputSignature>& signatures,
+                           const BufferPlacement& output_placement) {
   KernelRun run;
   std::vector<at::Tensor> outputs;
   for (const OutputSignature& signature : signatures) {
-    outputs.push_back(allocate_for_kernel(signature.sizes, signature.dtype, kernel));
+    outputs.push_back(allocate_for_kernel(signature.sizes, signature.dtype, kernel, output_placement));
     poison_output(outputs.back());
   }
   std::vector<at::Tensor> staged;  // inputs as the worker sees them
   for (const at::Tensor& input : inputs) {
-    staged.push_back(locate_shared(input) ? input : shared_copy(input, kernel.device()));
+    staged.push_back(locate_shared(input) && has_redzones(input) ? input : shared_copy(input, kernel.device()));
   }
-  synchronize_device(kernel.device());  // The poison and the staged inputs are in place.
+  arm_redzones(staged);
+  arm_redzones(outputs);
+  synchronize_device(kernel.device());  // The poison, the redzones and the staged inputs are in place.
   wire::Request request;
   request.kind = wire::RequestKind::call;
   request.kernel = worker_kernel_index(kernel);
@@ -256,6 +263,11 @@ KernelRun invoke_in_worker(const KernelSpec& kernel, const std::vector<at::Tenso
   }
   if (reply.device_lost) discard_worker();
   release_confirmed();
+  if (!reply.device_lost) {
+    if (const std::optional<std::string> violation = redzone_violation(kernel.task_id(), staged, outputs)) {
+      throw OutOfBoundsWrite(*violation);
+    }
+  }
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     if (!staged[i].is_same(inputs[i])) inputs[i].copy_(staged[i]);
   }

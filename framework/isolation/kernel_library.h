@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "framework/isolation/kernel_invocation.h"
+#include "framework/isolation/redzones.h"
 #include "rkt/registration.h"
 
 namespace rkt {
@@ -47,17 +48,22 @@ std::string isolation_summary();
 bool runs_in_worker(const KernelSpec& kernel);
 
 /// A copy of `tensor` on `kernel`'s device that the kernel can be handed: shared memory for a
-/// kernel in a worker, an ordinary tensor otherwise.
-at::Tensor copy_for_kernel(const at::Tensor& tensor, const KernelSpec& kernel);
+/// kernel in a worker, the judge's own memory otherwise; redzones around it either way, its
+/// first element where `placement` puts it.
+at::Tensor copy_for_kernel(const at::Tensor& tensor, const KernelSpec& kernel,
+                           const BufferPlacement& placement = {});
 /// Tensors the kernel can be handed, uninitialised.
-at::Tensor allocate_for_kernel(at::IntArrayRef sizes, c10::ScalarType dtype, const KernelSpec& kernel);
+at::Tensor allocate_for_kernel(at::IntArrayRef sizes, c10::ScalarType dtype, const KernelSpec& kernel,
+                               const BufferPlacement& placement = {});
 
 /// invoke_kernel for a kernel in a worker: outputs are allocated (poisoned) in shared memory,
 /// inputs that are not shared memory are staged through it (and copied back afterwards, so that
 /// a kernel that writes its inputs is seen). Throws WorkerFailure when the worker crashes, hangs
-/// or breaks the protocol; a fresh worker serves the next call.
+/// or breaks the protocol; a fresh worker serves the next call. Throws OutOfBoundsWrite when a
+/// redzone changed.
 KernelRun invoke_in_worker(const KernelSpec& kernel, const std::vector<at::Tensor>& inputs,
-                           const std::vector<OutputSignature>& signatures);
+                           const std::vector<OutputSignature>& signatures,
+                           const BufferPlacement& output_placement = {});
 
 /// Waits for all work on `kernel`'s device, in the worker's process too.
 void synchronize_kernel_device(const KernelSpec& kernel);

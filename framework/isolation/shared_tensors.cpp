@@ -10,6 +10,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "framework/isolation/redzones.h"
 #include "framework/runtime/torch_bridge.h"
 
 #if RKT_WITH_CUDA
@@ -39,11 +40,14 @@ Registry& registry() {
   return *instance;
 }
 
-void release(void* base) {
+void release(void* data) {
+  forget_redzones(data);
   Registry& shared = registry();
   std::lock_guard<std::mutex> lock(shared.mutex);
-  const auto found = shared.by_base.find(reinterpret_cast<std::uintptr_t>(base));
-  if (found == shared.by_base.end()) return;
+  auto found = shared.by_base.upper_bound(reinterpret_cast<std::uintptr_t>(data));
+  if (found == shared.by_base.begin()) return;
+  --found;
+  void* base = reinterpret_cast<void*>(found->first);
   const Allocation allocation = found->second;
   shared.by_base.erase(found);
   shared.released.push_back(allocation.buffer.id);
@@ -57,14 +61,20 @@ void release(void* base) {
 
 }  // namespace
 
-at::Tensor allocate_shared_tensor(at::IntArrayRef sizes, c10::ScalarType dtype, Device device) {
+at::Tensor allocate_shared_tensor(at::IntArrayRef sizes, c10::ScalarType dtype, Device device,
+                                  const BufferPlacement& placement) {
   std::int64_t elements = 1;
   for (std::int64_t size : sizes) elements *= size;
-  const std::uint64_t bytes =
-      std::max<std::uint64_t>(1, static_cast<std::uint64_t>(elements) * c10::elementSize(dtype));
+  // Redzones on both sides; an inaccessible page after the data only where the worker can map
+  // one (CPU memory).
+  const GuardedLayout layout = guarded_layout(
+      elements * static_cast<std::int64_t>(c10::elementSize(dtype)),
+      device == Device::cpu ? placement : BufferPlacement{placement.misalignment_bytes});
+  const std::uint64_t bytes = static_cast<std::uint64_t>(layout.total_bytes);
   Allocation allocation;
   allocation.buffer.bytes = bytes;
   allocation.buffer.device = device;
+  allocation.buffer.inaccessible_page_after = layout.inaccessible_page_after;
   void* base = nullptr;
   if (device == Device::cpu) {
     allocation.fd = memfd_create("rkt-shared-tensor", MFD_CLOEXEC);
@@ -99,12 +109,14 @@ at::Tensor allocate_shared_tensor(at::IntArrayRef sizes, c10::ScalarType dtype, 
     allocation.buffer.id = shared.next_id++;
     shared.by_base[reinterpret_cast<std::uintptr_t>(base)] = allocation;
   }
-  return at::from_blob(base, sizes, [](void* data) { release(data); },
+  void* data = static_cast<char*>(base) + layout.data_offset;
+  register_redzones(data, layout, device);
+  return at::from_blob(data, sizes, [](void* first) { release(first); },
                        at::TensorOptions().dtype(dtype).device(to_torch_device(device)));
 }
 
-at::Tensor shared_copy(const at::Tensor& tensor, Device device) {
-  at::Tensor copy = allocate_shared_tensor(tensor.sizes(), tensor.scalar_type(), device);
+at::Tensor shared_copy(const at::Tensor& tensor, Device device, const BufferPlacement& placement) {
+  at::Tensor copy = allocate_shared_tensor(tensor.sizes(), tensor.scalar_type(), device, placement);
   copy.copy_(tensor);
   return copy;
 }

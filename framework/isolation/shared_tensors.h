@@ -10,15 +10,18 @@
 #include <string>
 #include <vector>
 
+#include "framework/isolation/redzones.h"
 #include "framework/wire/worker_protocol.h"
 
 namespace rkt {
 
-/// A new contiguous tensor in shared memory (contents undefined).
-at::Tensor allocate_shared_tensor(at::IntArrayRef sizes, c10::ScalarType dtype, Device device);
+/// A new contiguous tensor in shared memory (contents undefined), with redzones around it
+/// (framework/isolation/redzones.h) and its first element where `placement` puts it.
+at::Tensor allocate_shared_tensor(at::IntArrayRef sizes, c10::ScalarType dtype, Device device,
+                                  const BufferPlacement& placement = {});
 
 /// A shared copy of `tensor` on `device`.
-at::Tensor shared_copy(const at::Tensor& tensor, Device device);
+at::Tensor shared_copy(const at::Tensor& tensor, Device device, const BufferPlacement& placement = {});
 
 /// Where a tensor lies: its buffer and how to share it.
 struct SharedLocation {

@@ -255,6 +255,7 @@ std::string WorkerProcess::how_it_ended() {
   pid_ = -1;
   if (status == kStatusUnreadable) return "ended (its exit status is the lending main job's to see)";
   if (WIFSIGNALED(status)) {
+    ended_by_signal_ = WTERMSIG(status);
     return "was killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
            strsignal(WTERMSIG(status)) + ")";
   }
@@ -266,7 +267,7 @@ void WorkerProcess::fail(const std::string& what) {
   if (pid_ > 0) message += "; it " + how_it_ended();
   if (socket_ >= 0) close(socket_);
   socket_ = -1;
-  throw WorkerFailure(message);
+  throw WorkerFailure(message, ended_by_signal_);
 }
 
 wire::Reply WorkerProcess::ask(wire::Request request, const std::vector<SharedLocationRef>& buffers,

@@ -18,7 +18,10 @@ namespace rkt {
 /// The worker crashed, hung, exited, or broke the protocol. The message says which and when;
 /// the worker is gone and the next request starts a fresh one.
 struct WorkerFailure : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  explicit WorkerFailure(const std::string& message, int signal = 0)
+      : std::runtime_error(message), signal_number(signal) {}
+  /// The signal that ended the worker (SIGSEGV for a fault), or 0.
+  int signal_number = 0;
 };
 
 struct WorkerLaunch {
@@ -82,6 +85,7 @@ class WorkerProcess {
   pid_t pid_ = -1;
   int socket_ = -1;
   bool adopted_ = false;
+  int ended_by_signal_ = 0;  // set by how_it_ended()
   std::uint64_t sequence_ = 0;
   std::set<std::uint64_t> mapped_;
   wire::DescribeReply description_;

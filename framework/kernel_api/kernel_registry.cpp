@@ -4,6 +4,7 @@
 #include <deque>
 #include <stdexcept>
 
+#include "rkt/defaults.h"
 #include "rkt/registration.h"
 
 namespace rkt {
@@ -82,6 +83,17 @@ KernelSpec& KernelSpec::supports_max(const std::string& dim, std::int64_t size) 
   return supports(DimRestriction{dim, DimRestriction::Kind::at_most, size});
 }
 
+KernelSpec& KernelSpec::requires_alignment(std::int64_t bytes) {
+  if (bytes < 1 || bytes > defaults::kMaxDeclaredAlignmentBytes || (bytes & (bytes - 1)) != 0) {
+    declaration_errors_.push_back("requires_alignment(" + std::to_string(bytes) +
+                                  "): the alignment must be a power of two from 1 to " +
+                                  std::to_string(defaults::kMaxDeclaredAlignmentBytes) + " bytes");
+    return *this;
+  }
+  alignment_bytes_ = bytes;
+  return *this;
+}
+
 const char* to_string(IntegrityGate gate) {
   switch (gate) {
     case IntegrityGate::recycled_output: return "recycled_output";
@@ -90,6 +102,8 @@ const char* to_string(IntegrityGate gate) {
     case IntegrityGate::borrowed_computation: return "borrowed_computation";
     case IntegrityGate::escaped_work: return "escaped_work";
     case IntegrityGate::determinism: return "determinism";
+    case IntegrityGate::out_of_bounds: return "out_of_bounds";
+    case IntegrityGate::misaligned_pointers: return "misaligned_pointers";
   }
   return "?";
 }
@@ -98,7 +112,8 @@ const std::vector<IntegrityGate>& all_integrity_gates() {
   static const std::vector<IntegrityGate> gates = {
       IntegrityGate::recycled_output, IntegrityGate::input_mutation,
       IntegrityGate::replay,          IntegrityGate::borrowed_computation,
-      IntegrityGate::escaped_work,    IntegrityGate::determinism};
+      IntegrityGate::escaped_work,    IntegrityGate::determinism,
+      IntegrityGate::out_of_bounds,   IntegrityGate::misaligned_pointers};
   return gates;
 }
 

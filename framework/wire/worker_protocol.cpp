@@ -58,6 +58,7 @@ std::string encode(const Request& request) {
     out.u64(buffer.bytes);
     out.u32(static_cast<std::uint32_t>(buffer.device));
     out.str(buffer.cuda_ipc_handle);
+    out.u32(buffer.inaccessible_page_after ? 1 : 0);
   }
   out.u64(request.released.size());
   for (std::uint64_t id : request.released) out.u64(id);
@@ -88,6 +89,7 @@ Request decode_request(const std::string& bytes) {
     buffer.bytes = in.u64();
     buffer.device = enum_in_range(in.u32(), Device::cuda, "device");
     buffer.cuda_ipc_handle = in.str();
+    buffer.inaccessible_page_after = in.u32() != 0;
     request.new_buffers.push_back(buffer);
   }
   for (std::uint64_t n = in.count(8); n > 0; --n) request.released.push_back(in.u64());
@@ -176,6 +178,7 @@ std::string encode(const DescribeReply& reply, std::uint64_t sequence) {
       out.u32(static_cast<std::uint32_t>(restriction.kind));
       out.i64(restriction.value);
     }
+    out.i64(kernel.alignment_bytes);
     out.u64(kernel.declaration_errors.size());
     for (const std::string& error : kernel.declaration_errors) out.str(error);
   }
@@ -200,7 +203,7 @@ DescribeReply decode_describe_reply(const std::string& bytes, std::uint64_t expe
     kernel.precision = enum_in_range(in.u32(), Precision::fp16, "precision");
     kernel.returns_tensors = in.u32() != 0;
     for (std::uint64_t g = in.count(12); g > 0; --g) {
-      const auto gate = enum_in_range(in.u32(), IntegrityGate::determinism, "gate");
+      const auto gate = enum_in_range(in.u32(), IntegrityGate::misaligned_pointers, "gate");
       kernel.waived_gates[gate] = in.str();
     }
     for (std::uint64_t o = in.count(8); o > 0; --o) kernel.allowed_operators.push_back(in.str());
@@ -211,6 +214,7 @@ DescribeReply decode_describe_reply(const std::string& bytes, std::uint64_t expe
       restriction.value = in.i64();
       kernel.supported_dims.push_back(std::move(restriction));
     }
+    kernel.alignment_bytes = in.i64();
     for (std::uint64_t e = in.count(8); e > 0; --e) kernel.declaration_errors.push_back(in.str());
     reply.kernels.push_back(std::move(kernel));
   }

@@ -20,7 +20,7 @@ namespace rkt::wire {
 
 /// Bumped whenever a message's layout changes; judge and worker must agree.
 // 2: kernels carry their supported dims; 3: adopt.
-inline constexpr std::uint32_t kProtocolVersion = 3;
+inline constexpr std::uint32_t kProtocolVersion = 4;
 
 enum class RequestKind : std::uint32_t {
   describe = 1,     ///< List the kernels of the loaded library; reply: DescribeReply.
@@ -43,6 +43,8 @@ struct KernelDescription {
   /// The dims the kernel declares it supports: data only (the judge checks them against the
   /// task, draws property trials inside them and shows them in every report).
   std::vector<DimRestriction> supported_dims;
+  /// The alignment the kernel declared for its buffers (bytes; 0: none).
+  std::int64_t alignment_bytes = 0;
   /// Declarations the kernel library could not read (the judge reports them as registration errors).
   std::vector<std::string> declaration_errors;
 };
@@ -62,6 +64,9 @@ struct SharedBuffer {
   std::uint64_t bytes = 0;
   Device device = Device::cpu;
   std::string cuda_ipc_handle;
+  /// CPU: the worker maps an inaccessible page right after the buffer (`bytes` is then a whole
+  /// number of pages), so a read past its end faults.
+  bool inaccessible_page_after = false;
 };
 
 /// A tensor inside a shared buffer.

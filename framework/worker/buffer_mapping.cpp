@@ -17,7 +17,7 @@ BufferMapping::~BufferMapping() {
 
 void BufferMapping::unmap(const Mapped& mapped) {
   if (mapped.device == Device::cpu) {
-    munmap(mapped.base, mapped.bytes);
+    munmap(mapped.base, mapped.mapped_bytes);
   } else {
 #if RKT_WITH_CUDA
     cudaIpcCloseMemHandle(mapped.base);
@@ -35,7 +35,24 @@ void BufferMapping::map(const std::vector<wire::SharedBuffer>& buffers, std::vec
     if (buffer.device == Device::cpu) {
       if (next_fd >= fds.size()) throw wire::WireError("a CPU buffer came without its descriptor");
       const int fd = fds[next_fd++];
-      mapped.base = mmap(nullptr, buffer.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+      mapped.mapped_bytes = buffer.bytes;
+      if (buffer.inaccessible_page_after) {
+        // The buffer ends where an inaccessible page begins: reserve both, map the buffer over
+        // the first part, so a read past its end faults instead of reading a neighbour.
+        const auto page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+        if (buffer.bytes % page != 0) {
+          close(fd);
+          throw wire::WireError("a buffer with an inaccessible page after it is not a whole number of pages");
+        }
+        mapped.mapped_bytes = buffer.bytes + page;
+        void* reserved = mmap(nullptr, mapped.mapped_bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        mapped.base = reserved == MAP_FAILED
+                          ? MAP_FAILED
+                          : mmap(reserved, buffer.bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+        if (reserved != MAP_FAILED && mapped.base == MAP_FAILED) munmap(reserved, mapped.mapped_bytes);
+      } else {
+        mapped.base = mmap(nullptr, buffer.bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+      }
       close(fd);
       if (mapped.base == MAP_FAILED) {
         throw wire::WireError(std::string("mmap of a shared buffer failed: ") + std::strerror(errno));

@@ -32,6 +32,7 @@ class BufferMapping {
   struct Mapped {
     void* base = nullptr;
     std::uint64_t bytes = 0;
+    std::uint64_t mapped_bytes = 0;  // bytes, plus the inaccessible page after them if asked for
     Device device = Device::cpu;
   };
   void unmap(const Mapped& mapped);

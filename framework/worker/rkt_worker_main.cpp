@@ -31,6 +31,7 @@ rkt::wire::KernelDescription describe(const rkt::KernelSpec& kernel) {
   description.waived_gates = kernel.waived_gates();
   description.allowed_operators = kernel.allowed_operators();
   description.supported_dims = kernel.supported_dims();
+  description.alignment_bytes = kernel.alignment_bytes();
   description.declaration_errors = kernel.declaration_errors();
   return description;
 }

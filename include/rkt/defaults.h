@@ -52,6 +52,21 @@ inline constexpr double kFullSizeDimLargeShare = 0.5;  // [fraction of draws]
 inline constexpr double kFullSizeDimTestEdgeShare = 0.25;  // [fraction of draws]
 /// Property tests draw each dim up to this multiple of the size the kernel is tested at.
 inline constexpr std::int64_t kPropertyMaxDimFactor = 2;  // [x test size]
+/// Shape trials across the task's whole declared domain (a shape property's last phase, on every
+/// device), per domain dim: each trial takes one dim, drawn by rapidcheck, to the domain's far
+/// edge (the others stay at the test size, halved to fit the budget), so a kernel wrong only from
+/// N = 1024 or 4096 up, inside a domain reaching 32768, is tested there.
+inline constexpr int kPropertyWholeDomainTrialsPerDim = 4;  // [trials per domain dim]
+/// The reaching dim is the domain's maximum with this probability, else log-uniform between the
+/// test size and the maximum. For softmax (2 dims, N up to 32768) a bug from N >= 4096 up is then
+/// missed with probability (1 - 0.5 x (0.85 + 0.15 x 0.44))^8 = 0.7% (docs/property_detection.md
+/// measures it).
+inline constexpr double kWholeDomainMaxShare = 0.85;  // [fraction of draws]
+/// Largest total size of a whole-domain trial's inputs on the CPU (kept small: CPU loop kernels
+/// and the float64 reference run at it).
+inline constexpr std::int64_t kPropertyWholeDomainInputBudgetCpu = 4ll << 20;  // [bytes]
+/// ...and on a GPU.
+inline constexpr std::int64_t kPropertyWholeDomainInputBudgetCuda = 256ll << 20;  // [bytes]
 /// Property tests draw scales log-uniformly in [10^-d, 10^d] with a random sign; this is d.
 inline constexpr int kPropertyScaleDecades = 3;  // [decades]
 // ---- Value families (framework/cases/value_families.cpp) ----------------------------------------------
@@ -89,6 +104,16 @@ inline constexpr int kWorkerStartupTimeoutSeconds = 120;  // [s]
 /// A worker lent by the main job is loaded already: one that has not answered its new judge
 /// this long is killed, and the judge starts one of its own.
 inline constexpr int kWorkerAdoptTimeoutSeconds = 10;  // [s]
+// ---- Buffer bounds and placement (framework/isolation/redzones.cpp) -------------------------------
+/// Every buffer a kernel is handed has a redzone this large before and after it, filled with a
+/// fresh random pattern before each call and checked after it (a changed byte fails the case).
+/// Other harnesses shift buffers by 256 bytes for the same reason.
+inline constexpr std::int64_t kRedzoneBytes = 256;  // [bytes]
+/// A buffer's first element is aligned to this unless a case misaligns it on purpose.
+inline constexpr std::int64_t kBufferAlignmentBytes = 256;  // [bytes]
+/// The largest alignment a kernel may declare with requires_alignment().
+inline constexpr std::int64_t kMaxDeclaredAlignmentBytes = 128;  // [bytes]
+
 /// Timed calls per measure request on a GPU: the judge checks the stopping rule and the worker's
 /// times against its own clock between requests...
 inline constexpr int kWorkerSamplesPerRequestCuda = 10;  // [samples]

@@ -25,6 +25,8 @@ enum class IntegrityGate {
   borrowed_computation,  ///< ATen compute operators called instead of the kernel's own work.
   escaped_work,          ///< Work left running after the kernel returned, or off its stream.
   determinism,           ///< Different results for the same inputs (races).
+  out_of_bounds,         ///< Writes outside a buffer (redzones) or, on the CPU, reads past an input's end.
+  misaligned_pointers,   ///< Buffers offset by an element from any larger alignment (or the declared one).
 };
 
 const char* to_string(IntegrityGate gate);
@@ -92,6 +94,11 @@ class KernelSpec {
   KernelSpec& supports_multiple_of(const std::string& dim, std::int64_t step);
   KernelSpec& supports_min(const std::string& dim, std::int64_t size);
   KernelSpec& supports_max(const std::string& dim, std::int64_t size);
+  /// Declares that the kernel needs every buffer's first element aligned to `bytes` (a power of
+  /// two up to kMaxDeclaredAlignmentBytes, e.g. 16 for float4 loads). Its misaligned-pointer case
+  /// then offsets buffers by exactly `bytes` from any larger alignment, and every report shows
+  /// the requirement. Undeclared, buffers are offset by one element.
+  KernelSpec& requires_alignment(std::int64_t bytes);
 
   const std::string& task_id() const { return task_id_; }
   const std::string& kernel_id() const { return kernel_id_; }
@@ -105,6 +112,8 @@ class KernelSpec {
   const std::vector<std::string>& allowed_operators() const { return allowed_operators_; }
   /// The dim restrictions the kernel declared (empty: every dim of the task's domains).
   const std::vector<DimRestriction>& supported_dims() const { return supported_dims_; }
+  /// The alignment the kernel declared for its buffers, in bytes (0: none declared).
+  std::int64_t alignment_bytes() const { return alignment_bytes_; }
   /// Declarations that could not be read (an unparsable supports() text), reported at start.
   const std::vector<std::string>& declaration_errors() const { return declaration_errors_; }
   /// Adds a declaration error (the judge re-registers those a worker described).
@@ -124,6 +133,7 @@ class KernelSpec {
   std::map<IntegrityGate, std::string> waived_gates_;
   std::vector<std::string> allowed_operators_;
   std::vector<DimRestriction> supported_dims_;
+  std::int64_t alignment_bytes_ = 0;
   std::vector<std::string> declaration_errors_;
   std::string file_;
   int line_ = 0;

@@ -1,5 +1,7 @@
-// The six edge bug classes of issue 10: a kernel that is wrong only when a dim is below 512, not a
-// multiple of 4, equal to 1, odd, not a multiple of 32, or above 1.5x its test size. Shared by the
+// The edge bug classes: a kernel that is wrong only when a dim is below 512, not a multiple of 4,
+// equal to 1, odd, not a multiple of 32, or above 1.5x its test size (issue 10), or only above a
+// threshold far inside the declared domain, N >= 1024 or N >= 4096 (issue 19: the whole-domain
+// trials). Shared by the
 // edge adversaries (edge_kernels.cpp) and the measurement of how often the shape property catches
 // each class (tools/property_detection), so that both mean the same thing. Header-only, no LibTorch.
 #pragma once
@@ -16,12 +18,15 @@ enum class EdgeBugClass {
   odd,
   not_multiple_of_32,
   above_1_5x_test,
+  from_1024,
+  from_4096,
 };
 
 inline const std::vector<EdgeBugClass>& all_edge_bug_classes() {
   static const std::vector<EdgeBugClass> classes = {
       EdgeBugClass::below_512, EdgeBugClass::not_multiple_of_4,  EdgeBugClass::equals_1,
-      EdgeBugClass::odd,       EdgeBugClass::not_multiple_of_32, EdgeBugClass::above_1_5x_test};
+      EdgeBugClass::odd,       EdgeBugClass::not_multiple_of_32, EdgeBugClass::above_1_5x_test,
+      EdgeBugClass::from_1024, EdgeBugClass::from_4096};
   return classes;
 }
 
@@ -33,6 +38,8 @@ inline const char* to_string(EdgeBugClass bug) {
     case EdgeBugClass::odd: return "odd";
     case EdgeBugClass::not_multiple_of_32: return "not_multiple_of_32";
     case EdgeBugClass::above_1_5x_test: return "above_1_5x_test";
+    case EdgeBugClass::from_1024: return "from_1024";
+    case EdgeBugClass::from_4096: return "from_4096";
   }
   return "?";
 }
@@ -46,6 +53,8 @@ inline bool triggers(EdgeBugClass bug, std::int64_t value, std::int64_t test_siz
     case EdgeBugClass::odd: return value % 2 != 0;
     case EdgeBugClass::not_multiple_of_32: return value % 32 != 0;
     case EdgeBugClass::above_1_5x_test: return 2 * value > 3 * test_size;
+    case EdgeBugClass::from_1024: return value >= 1024;
+    case EdgeBugClass::from_4096: return value >= 4096;
   }
   return false;
 }

@@ -57,5 +57,9 @@ ROBUST_KERNEL_TEST(softmax, edge_not_multiple_of_32, softmax_edge_bug<EdgeBugCla
     .describe("drops the last element when N % 32 != 0 (a warp loop without a tail)");
 ROBUST_KERNEL_TEST(softmax, edge_above_1_5x_test, softmax_edge_bug<EdgeBugClass::above_1_5x_test>)
     .describe("drops the last element when N > 1.5 x 300 (a buffer sized for the test shape)");
+ROBUST_KERNEL_TEST(softmax, edge_from_1024, softmax_edge_bug<EdgeBugClass::from_1024>)
+    .describe("drops the last element when N >= 1024 (a second code path for long rows)");
+ROBUST_KERNEL_TEST(softmax, edge_from_4096, softmax_edge_bug<EdgeBugClass::from_4096>)
+    .describe("drops the last element when N >= 4096 (rows split across blocks)");
 ROBUST_KERNEL_TEST(softmax, edge_honest, softmax_honest)
     .describe("the same loops without a bug: the control, which must pass every seed");

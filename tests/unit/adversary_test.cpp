@@ -115,7 +115,8 @@ TEST(EdgeKernels, EachEdgeBugIsCaughtByTheShapePropertyAndTheControlPasses) {
   // tools/property_detection measures the rate over 100 seeds; here one seed, end to end.
   const auto cases = run_cases("softmax/edge_*.property_shapes", 120, "1");
   for (const char* kernel : {"edge_below_512", "edge_not_multiple_of_4", "edge_equals_1",
-                             "edge_odd", "edge_not_multiple_of_32", "edge_above_1_5x_test"}) {
+                             "edge_odd", "edge_not_multiple_of_32", "edge_above_1_5x_test",
+                             "edge_from_1024", "edge_from_4096"}) {
     expect_status(cases, std::string("softmax/") + kernel + ".property_shapes", "failed");
     const CaseRecord& record = cases.at(std::string("softmax/") + kernel + ".property_shapes");
     EXPECT_TRUE(record.details.known) << kernel;
@@ -177,6 +178,50 @@ TEST(RelationCases, AFixedEpsilonFailsTheScaleRelationWithoutAReferenceAndHonest
                            "sum_dim/brittle_multiple_of_32.relation_permute_rows"}) {
     expect_status(cases, name, "passed");
   }
+}
+
+TEST(BoundsKernels, WritesOutsideABufferFailEveryCaseNamingTheBufferSideAndOffset) {
+  const auto cases = run_cases(
+      "relu/oob_writes_past_end.correctness_x1:relu/oob_writes_past_end.integrity_out_of_bounds:"
+      "relu/oob_writes_before_start.correctness_x1:relu/oob_writes_before_start.property_shapes");
+  expect_status(cases, "relu/oob_writes_past_end.correctness_x1", "failed");
+  expect_status(cases, "relu/oob_writes_past_end.integrity_out_of_bounds", "failed");
+  EXPECT_THAT(cases.at("relu/oob_writes_past_end.correctness_x1").message,
+              HasSubstr("out-of-bounds write: the kernel changed 4 bytes after the end of output 'y' "
+                        "(bytes +0 to +3 past its last byte)"));
+  expect_status(cases, "relu/oob_writes_before_start.correctness_x1", "failed");
+  EXPECT_THAT(cases.at("relu/oob_writes_before_start.correctness_x1").message,
+              HasSubstr("4 bytes before the start of output 'y' (bytes -4 to -1 before its first byte)"));
+  expect_status(cases, "relu/oob_writes_before_start.property_shapes", "failed");
+}
+
+TEST(BoundsKernels, AReadPastAnInputsEndIsNamedAndHonestKernelsPass) {
+  const auto cases = run_cases(
+      "relu/oob_reads_past_end.integrity_out_of_bounds:relu/oob_reads_past_end.correctness_x1:"
+      "relu/own_scratch.integrity_*:relu/aligned_sse_declared.integrity_*");
+  // Inside the test's buffers the read lands in a redzone and the result is right...
+  expect_status(cases, "relu/oob_reads_past_end.correctness_x1", "passed");
+  // ...but an input ending where an inaccessible page begins shows it.
+  expect_status(cases, "relu/oob_reads_past_end.integrity_out_of_bounds", "failed");
+  EXPECT_THAT(cases.at("relu/oob_reads_past_end.integrity_out_of_bounds").message,
+              HasSubstr("out-of-bounds read past input 'x': the kernel crashed (SIGSEGV)"));
+  for (const char* gate : {"out_of_bounds", "misaligned_pointers", "replay", "input_mutation"}) {
+    expect_status(cases, std::string("relu/own_scratch.integrity_") + gate, "passed");
+    expect_status(cases, std::string("relu/aligned_sse_declared.integrity_") + gate, "passed");
+  }
+  EXPECT_THAT(cases.at("relu/aligned_sse_declared.integrity_misaligned_pointers").message,
+              HasSubstr("offset by 16 bytes (the declared alignment)"));
+}
+
+TEST(BoundsKernels, UndeclaredAlignedLoadsFailTheMisalignedPointerCase) {
+  const auto cases = run_cases("relu/aligned_sse_undeclared.correctness_x1:"
+                               "relu/aligned_sse_undeclared.integrity_misaligned_pointers");
+  expect_status(cases, "relu/aligned_sse_undeclared.correctness_x1", "passed");
+  expect_status(cases, "relu/aligned_sse_undeclared.integrity_misaligned_pointers", "failed");
+  const std::string& message = cases.at("relu/aligned_sse_undeclared.integrity_misaligned_pointers").message;
+  EXPECT_THAT(message, HasSubstr("offset by one element (4 bytes"));
+  EXPECT_THAT(message, HasSubstr("signal 11"));
+  EXPECT_THAT(message, HasSubstr(".requires_alignment(bytes)"));
 }
 
 TEST(ProcessCheats, EarlyExitsWithStatusZeroAreFailuresNotPasses) {

@@ -124,9 +124,11 @@ TEST(EdgeDims, TrialsOfAPropertyDrawIndependently) {
     PropertyOptions options;
     options.id = "softmax/draws/property_shapes";
     options.seed = seed;
-    int ones_here = 0;
+    int ones_here = 0, calls = 0;
     run_property_trials(*softmax, PropertyKind::shapes, options,
                         [&](const TaskSpec&, const CaseInputs& inputs) {
+                          // The edge phase only; the whole-domain trials follow it.
+                          if (calls++ >= defaults::kPropertyTrialsCpu) return CaseOutcome{CaseStatus::passed, ""};
                           ++trials;
                           ones_here += inputs.dims.at("N") == 1;
                           distinct.insert(inputs.dims.at("N"));
@@ -157,8 +159,44 @@ TEST(EdgeDims, APassingPropertySaysHowManyTrialsRan) {
         return CaseOutcome{CaseStatus::passed, ""};
       });
   EXPECT_EQ(outcome.status, CaseStatus::passed);
-  EXPECT_EQ(trials, defaults::kPropertySmallTrialsCuda + defaults::kPropertyFullSizeTrialsCuda);
+  const int whole_domain = defaults::kPropertyWholeDomainTrialsPerDim * static_cast<int>(sum_dim->domains().size());
+  EXPECT_EQ(trials, defaults::kPropertySmallTrialsCuda + defaults::kPropertyFullSizeTrialsCuda + whole_domain);
   EXPECT_NE(outcome.message.find("full_size: 3 trials passed"), std::string::npos) << outcome.message;
+  EXPECT_NE(outcome.message.find("whole_domain: " + std::to_string(whole_domain) + " trials passed"),
+            std::string::npos)
+      << outcome.message;
+}
+
+}  // namespace
+}  // namespace rkt
+
+namespace rkt {
+namespace {
+
+TEST(EdgeDims, WholeDomainTrialsTakeOneDimToTheDomainsFarEdge) {
+  const TaskSpec* softmax = find_task("softmax");
+  ASSERT_NE(softmax, nullptr);
+  const std::int64_t n_max = softmax->domains().at("N").max;
+  int trials = 0, at_max = 0, test_size_dims = 0;
+  for (std::uint64_t seed = 1; seed <= 50; ++seed) {
+    PropertyOptions options;
+    options.id = "softmax/whole_domain/property_shapes";
+    options.seed = seed;
+    int calls = 0;
+    run_property_trials(*softmax, PropertyKind::shapes, options,
+                        [&](const TaskSpec&, const CaseInputs& inputs) {
+                          if (calls++ < defaults::kPropertyTrialsCpu) return CaseOutcome{CaseStatus::passed, ""};
+                          ++trials;
+                          at_max += inputs.dims.at("N") == n_max;
+                          test_size_dims += inputs.dims.at("N") <= softmax->small_dims().at("N");
+                          EXPECT_LE(input_bytes(*softmax, inputs.dims), defaults::kPropertyWholeDomainInputBudgetCpu);
+                          return CaseOutcome{CaseStatus::passed, ""};
+                        });
+  }
+  EXPECT_EQ(trials, 50 * defaults::kPropertyWholeDomainTrialsPerDim * 2);
+  // N is the reaching dim in half the trials, and then at the domain's maximum in 85% of them.
+  EXPECT_NEAR(at_max / double(trials), 0.5 * defaults::kWholeDomainMaxShare, 0.08);
+  EXPECT_GT(test_size_dims, trials / 4);  // B reached instead; N stayed at the test size
 }
 
 }  // namespace

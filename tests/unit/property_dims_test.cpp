@@ -52,15 +52,22 @@ TEST(PropertyDims, BudgetKeepsALargeDrawWhenTheOthersCanGiveWay) {
 
 TEST(PropertyPhases, CudaRunsManySmallTrialsThenAFewAtFullSize) {
   const auto cuda = property_phases(PropertyKind::shapes, Device::cuda);
-  ASSERT_EQ(cuda.size(), 2u);
+  ASSERT_EQ(cuda.size(), 3u);
   EXPECT_EQ(cuda[0].trials, defaults::kPropertySmallTrialsCuda);
   EXPECT_EQ(cuda[0].input_budget, defaults::kPropertySmallInputBudgetCuda);
   EXPECT_GT(cuda[0].time_budget_seconds, 0);
   EXPECT_EQ(cuda[1].tier, DimTier::full_size);
   EXPECT_EQ(cuda[1].trials, defaults::kPropertyFullSizeTrialsCuda);
+  EXPECT_EQ(cuda[2].tier, DimTier::whole_domain);
   const auto cpu = property_phases(PropertyKind::shapes, Device::cpu);
-  ASSERT_EQ(cpu.size(), 1u);
+  ASSERT_EQ(cpu.size(), 2u);
   EXPECT_EQ(cpu[0].trials, defaults::kPropertyTrialsCpu);
+  EXPECT_EQ(cpu[1].tier, DimTier::whole_domain);
+  EXPECT_EQ(cpu[1].input_budget, defaults::kPropertyWholeDomainInputBudgetCpu);
+  // Whole-domain ranges are the task's domain, uncapped.
+  const TaskSpec& softmax = task("softmax");
+  EXPECT_EQ(property_dim_ranges(softmax, Device::cpu, {}, DimTier::whole_domain).at("N").max,
+            softmax.domains().at("N").max);
 }
 
 TEST(Seeds, AreStableForAKeyAndDifferAcrossKeys) {

@@ -26,6 +26,7 @@
 #include "framework/cases/correctness_case.h"
 #include "framework/cases/property_cases.h"
 #include "framework/registry/registry_validation.h"
+#include "rkt/defaults.h"
 #include "tests/adversaries/edge_bug_classes.h"
 
 namespace rkt {
@@ -79,8 +80,9 @@ int run(int seeds, bool sweep) {
   }
   std::cout << "## 1. CPU, real runs of the edge adversaries (softmax, " << seeds << " seeds)\n\n"
             << "Each seed runs the kernel's `property_shapes` case as `rkt test` does ("
-            << property_phases(PropertyKind::shapes, Device::cpu)[0].trials
-            << " trials, shrinking on failure). Shrunk N: the row length of the smallest failing "
+            << property_phases(PropertyKind::shapes, Device::cpu)[0].trials << " edge trials, then "
+            << defaults::kPropertyWholeDomainTrialsPerDim * softmax->domains().size()
+            << " across the whole domain, shrinking on failure). Shrunk N: the row length of the smallest failing "
                "case, per seed (min / median / max).\n\n"
             << "| kernel | caught | shrunk N (min / median / max) | property time per seed, mean [s] |\n"
             << "|---|---|---|---|\n";
@@ -148,7 +150,9 @@ int run(int seeds, bool sweep) {
       int pairs = 0, worst = seeds;
       std::string worst_pair, under;
       for (const TaskSpec* task : registered_tasks()) {
-        for (const auto& [dim, range] : property_dim_ranges(task->configured(0), device)) {
+        // The whole domain: the last phase's trials reach it.
+        for (const auto& [dim, range] :
+             property_dim_ranges(task->configured(0), device, {}, DimTier::whole_domain)) {
           if (!can_occur(bug, range)) continue;
           ++pairs;
           int caught = 0;

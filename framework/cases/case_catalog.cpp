@@ -2,6 +2,7 @@
 
 #include "framework/cases/correctness_case.h"
 #include "framework/cases/integrity_cases.h"
+#include "framework/cases/sanitizer_cases.h"
 #include "framework/cases/metamorphic_relations.h"
 #include "framework/cases/property_cases.h"
 #include "framework/cases/user_property_cases.h"
@@ -92,7 +93,7 @@ CaseOutcome run_distribution_over_configs(const KernelSpec& kernel, const TaskSp
 }  // namespace
 
 const std::vector<std::string>& case_labels() {
-  static const std::vector<std::string> labels = {"correctness", "property", "integrity"};
+  static const std::vector<std::string> labels = {"correctness", "property", "integrity", "sanitizer"};
   return labels;
 }
 
@@ -137,6 +138,13 @@ std::vector<KernelCase> cases_of(const KernelSpec& kernel, const TaskSpec& task)
                      [&kernel, &primary, gate] {
                        return run_integrity_case(kernel, primary, gate);
                      }});
+  }
+  // compute-sanitizer over a small call, for kernels on a GPU (framework/cases/sanitizer_cases.h).
+  if (kernel.device() == Device::cuda) {
+    for (SanitizerTool tool : all_sanitizer_tools()) {
+      cases.push_back({kernel.full_id(), std::string("sanitizer_") + to_string(tool), "sanitizer",
+                       [&kernel, &primary, tool] { return run_sanitizer_case(kernel, primary, tool); }});
+    }
   }
   const std::vector<HiddenCase>& suite = hidden_inputs().suite;
   for (std::size_t i = 0; i < suite.size(); ++i) {

@@ -224,6 +224,29 @@ at::Tensor allocate_for_kernel(at::IntArrayRef sizes, c10::ScalarType dtype, con
 }
 
 
+wire::Request call_request(const KernelSpec& kernel, const std::vector<at::Tensor>& inputs,
+                           const std::vector<at::Tensor>& outputs, std::vector<SharedLocationRef>& buffers) {
+  wire::Request request;
+  request.kind = wire::RequestKind::call;
+  request.kernel = worker_kernel_index(kernel);
+  wire::ArgumentSet arguments;
+  for (const auto* group : {&inputs, &outputs}) {
+    for (const at::Tensor& tensor : *group) {
+      const SharedLocation location = *locate_shared(tensor);
+      buffers.push_back({location.buffer, location.fd});
+      (group == &inputs ? arguments.inputs : arguments.outputs).push_back(tensor_reference(tensor, location));
+    }
+  }
+  request.sets.push_back(arguments);
+  return request;
+}
+
+const WorkerLaunch* worker_launch() {
+  const LibraryState& library = state();
+  if (isolation_mode() != IsolationMode::isolated || library.launch.library.empty()) return nullptr;
+  return &library.launch;
+}
+
 KernelRun invoke_in_worker(const KernelSpec& kernel, const std::vector<at::Tensor>& inputs,
                            const std::vector<OutputSignature>& signatures,
                            const BufferPlacement& output_placement) {
@@ -240,20 +263,9 @@ KernelRun invoke_in_worker(const KernelSpec& kernel, const std::vector<at::Tenso
   arm_redzones(staged);
   arm_redzones(outputs);
   synchronize_device(kernel.device());  // The poison, the redzones and the staged inputs are in place.
-  wire::Request request;
-  request.kind = wire::RequestKind::call;
-  request.kernel = worker_kernel_index(kernel);
-  request.released = take_released_buffers();
   std::vector<SharedLocationRef> buffers;
-  wire::ArgumentSet arguments;
-  for (const auto* group : {&staged, &outputs}) {
-    for (const at::Tensor& tensor : *group) {
-      const SharedLocation location = *locate_shared(tensor);
-      buffers.push_back({location.buffer, location.fd});
-      (group == &staged ? arguments.inputs : arguments.outputs).push_back(tensor_reference(tensor, location));
-    }
-  }
-  request.sets.push_back(arguments);
+  wire::Request request = call_request(kernel, staged, outputs, buffers);
+  request.released = take_released_buffers();
   wire::Reply reply;
   try {
     reply = current_worker().ask(request, buffers, defaults::kWorkerReplyTimeoutSeconds);

@@ -12,6 +12,7 @@
 
 #include "framework/isolation/kernel_invocation.h"
 #include "framework/isolation/redzones.h"
+#include "framework/isolation/worker_process.h"
 #include "rkt/registration.h"
 
 namespace rkt {
@@ -64,6 +65,14 @@ at::Tensor allocate_for_kernel(at::IntArrayRef sizes, c10::ScalarType dtype, con
 KernelRun invoke_in_worker(const KernelSpec& kernel, const std::vector<at::Tensor>& inputs,
                            const std::vector<OutputSignature>& signatures,
                            const BufferPlacement& output_placement = {});
+
+/// A call request for `kernel` on shared tensors `inputs` and `outputs`; `buffers` gets the buffers
+/// they lie in (for WorkerProcess::ask).
+wire::Request call_request(const KernelSpec& kernel, const std::vector<at::Tensor>& inputs,
+                           const std::vector<at::Tensor>& outputs, std::vector<SharedLocationRef>& buffers);
+
+/// How this judge starts its workers, or nullptr when kernels do not run in one (in-process).
+const WorkerLaunch* worker_launch();
 
 /// Waits for all work on `kernel`'s device, in the worker's process too.
 void synchronize_kernel_device(const KernelSpec& kernel);

@@ -140,6 +140,11 @@ std::string changed_side(const Guarded& guarded, int side, const c10::Device& de
 
 }  // namespace
 
+BufferPlacement placement_on(Device device, BufferPlacement placement) {
+  if (device != Device::cpu) placement.inaccessible_page_after = false;
+  return placement;
+}
+
 std::int64_t page_bytes() {
   static const std::int64_t bytes = ::sysconf(_SC_PAGESIZE);
   return bytes;
@@ -148,6 +153,10 @@ std::int64_t page_bytes() {
 GuardedLayout guarded_layout(std::int64_t data_bytes, const BufferPlacement& placement) {
   GuardedLayout layout;
   layout.data_bytes = data_bytes;
+  if (!placement.redzones) {
+    layout.total_bytes = std::max<std::int64_t>(1, data_bytes);
+    return layout;
+  }
   if (placement.inaccessible_page_after) {
     const std::int64_t alignment = std::max<std::int64_t>(1, placement.start_alignment_bytes);
     layout.total_bytes = round_up(defaults::kRedzoneBytes + alignment + data_bytes, page_bytes());
@@ -161,6 +170,7 @@ GuardedLayout guarded_layout(std::int64_t data_bytes, const BufferPlacement& pla
 }
 
 void register_redzones(const void* data, const GuardedLayout& layout, Device) {
+  if (layout.data_offset == 0 && layout.total_bytes <= std::max<std::int64_t>(1, layout.data_bytes)) return;
   Registry& guarded = registry();
   std::lock_guard<std::mutex> lock(guarded.mutex);
   Guarded entry;
@@ -180,8 +190,7 @@ at::Tensor guarded_empty(at::IntArrayRef sizes, c10::ScalarType dtype, Device de
   std::int64_t elements = 1;
   for (std::int64_t size : sizes) elements *= size;
   const GuardedLayout layout = guarded_layout(elements * static_cast<std::int64_t>(c10::elementSize(dtype)),
-                                              device == Device::cpu ? placement
-                                                                    : BufferPlacement{placement.misalignment_bytes});
+                                              placement_on(device, placement));
   const at::TensorOptions options = at::TensorOptions().dtype(dtype).device(to_torch_device(device));
   char* data = nullptr;
   std::function<void(void*)> release;

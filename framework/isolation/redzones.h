@@ -28,6 +28,9 @@ struct BufferPlacement {
   bool inaccessible_page_after = false;
   /// With inaccessible_page_after: the alignment the data's first element keeps.
   std::int64_t start_alignment_bytes = 1;
+  /// false: no redzones, the allocation is exactly the data (the sanitizer cases: memcheck
+  /// checks accesses against allocations, so a redzone would hide an access just past the end).
+  bool redzones = true;
 };
 
 /// A buffer's layout, in bytes from the allocation's first byte (which must be aligned to
@@ -40,6 +43,10 @@ struct GuardedLayout {
 };
 
 GuardedLayout guarded_layout(std::int64_t data_bytes, const BufferPlacement& placement);
+
+/// What a buffer on `device` keeps of `placement`: GPU memory has no inaccessible page after it
+/// (reads past the end are the sanitizer cases' to find there).
+BufferPlacement placement_on(Device device, BufferPlacement placement);
 
 /// The host's page size in bytes.
 std::int64_t page_bytes();

@@ -69,7 +69,7 @@ at::Tensor allocate_shared_tensor(at::IntArrayRef sizes, c10::ScalarType dtype, 
   // one (CPU memory).
   const GuardedLayout layout = guarded_layout(
       elements * static_cast<std::int64_t>(c10::elementSize(dtype)),
-      device == Device::cpu ? placement : BufferPlacement{placement.misalignment_bytes});
+      placement_on(device, placement));
   const std::uint64_t bytes = static_cast<std::uint64_t>(layout.total_bytes);
   Allocation allocation;
   allocation.buffer.bytes = bytes;

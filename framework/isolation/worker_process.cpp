@@ -39,10 +39,20 @@ struct WorkerCommand {
   std::vector<char*> argv, envp;
 
   explicit WorkerCommand(const WorkerLaunch& launch) {
-    arguments = {"rkt-worker", "--socket", std::to_string(kWorkerSocketFd), "--library", launch.library};
+    arguments = launch.wrapper;
+    for (std::string argument : {launch.wrapper.empty() ? std::string("rkt-worker") : launch.executable,
+                                 std::string("--socket"), std::to_string(kWorkerSocketFd),
+                                 std::string("--library"), launch.library}) {
+      arguments.push_back(std::move(argument));
+    }
     if (!launch.change_root) arguments.push_back("--no-chroot");
     for (const char* name : kInheritedVariables) {
       if (const char* value = std::getenv(name)) environment.push_back(std::string(name) + "=" + value);
+    }
+    // A wrapper (compute-sanitizer) finds its own tools and writes its temporary files there.
+    for (const char* name : {"PATH", "HOME", "TMPDIR"}) {
+      const char* value = std::getenv(name);
+      if (!launch.wrapper.empty() && value != nullptr) environment.push_back(std::string(name) + "=" + value);
     }
     for (std::string& argument : arguments) argv.push_back(argument.data());
     argv.push_back(nullptr);
@@ -136,7 +146,9 @@ void WorkerProcess::launch_process(const WorkerLaunch& launch) {
   const pid_t judge = getpid();
   pid_ = fork();
   if (pid_ < 0) throw WorkerFailure(std::string("fork: ") + std::strerror(errno));
-  if (pid_ == 0) exec_worker(launch.executable, command, sockets[1], judge);
+  if (pid_ == 0) {
+    exec_worker(launch.wrapper.empty() ? launch.executable : launch.wrapper.front(), command, sockets[1], judge);
+  }
   close(sockets[1]);
   socket_ = sockets[0];
 }
@@ -185,6 +197,22 @@ void WorkerProcess::kill_now() {
   kill(pid_, SIGKILL);
   if (!adopted_) waitpid(pid_, nullptr, 0);
   pid_ = -1;
+}
+
+bool WorkerProcess::finish(int timeout_seconds) {
+  if (socket_ >= 0) close(socket_);
+  socket_ = -1;
+  if (pid_ <= 0 || adopted_) return false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (waitpid(pid_, nullptr, WNOHANG) == pid_) {
+      pid_ = -1;
+      return true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  kill_now();
+  return false;
 }
 
 bool WorkerProcess::running() {

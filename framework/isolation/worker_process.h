@@ -28,6 +28,9 @@ struct WorkerLaunch {
   std::string executable;  ///< rkt-worker
   std::string library;     ///< The kernel library it loads.
   bool change_root = true; ///< false: --no-chroot (diagnosis only).
+  /// A program the worker runs under, with its arguments (compute-sanitizer for the sanitizer
+  /// cases); the worker's own command line follows them. Empty: the worker runs directly.
+  std::vector<std::string> wrapper;
 };
 
 /// A buffer to share with a request: the buffer and, for CPU buffers, its memfd.
@@ -66,6 +69,9 @@ class WorkerProcess {
   void kill_now();
   /// Whether this process's own worker child is still running (reaps it when not).
   bool running();
+  /// Closes the socket, which ends a well-behaved worker, and waits up to `timeout_seconds` for
+  /// the process to exit (killed after that). True when it exited by itself.
+  bool finish(int timeout_seconds);
   /// A duplicate of the socket that survives execve: how a worker is lent to a child judge.
   int inheritable_socket() const;
 

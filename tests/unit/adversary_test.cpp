@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "adversary_support.h"
+#include "framework/runtime/device_support.h"
 #include "framework/supervision/supervisor.h"
 
 namespace rkt {
@@ -222,6 +223,35 @@ TEST(BoundsKernels, UndeclaredAlignedLoadsFailTheMisalignedPointerCase) {
   EXPECT_THAT(message, HasSubstr("offset by one element (4 bytes"));
   EXPECT_THAT(message, HasSubstr("signal 11"));
   EXPECT_THAT(message, HasSubstr(".requires_alignment(bytes)"));
+}
+
+TEST(BoundsKernels, OnAGpuEachCudaAdversaryIsCaughtByItsCaseAndTheControlsPass) {
+  if (!device_available(Device::cuda)) GTEST_SKIP() << device_unavailable_reason(Device::cuda);
+  const auto cases = run_cases(
+      "relu/cuda_*.sanitizer_*:relu/cuda_float4_*.integrity_misaligned_pointers:"
+      "relu/fault_one_past_end.correctness_x1:relu/cuda_own_scratch.*:relu/cuda_float4_declared.*",
+      /*timeout_seconds=*/600);
+  const std::vector<std::pair<std::string, std::string>> caught = {
+      {"relu/fault_one_past_end.correctness_x1", "out-of-bounds write: the kernel changed 4 bytes after the end of output 'y'"},
+      {"relu/cuda_reads_past_end.sanitizer_memcheck", "Invalid __global__ read"},
+      {"relu/cuda_divergent_barrier.sanitizer_synccheck", "compute-sanitizer synccheck found"},
+      {"relu/cuda_shuffle_exited_lanes.sanitizer_synccheck", "compute-sanitizer synccheck found"},
+      {"relu/cuda_shared_race.sanitizer_racecheck", "compute-sanitizer racecheck found"},
+      {"relu/cuda_reads_uninitialised.sanitizer_initcheck", "compute-sanitizer initcheck found"},
+      {"relu/cuda_float4_undeclared.integrity_misaligned_pointers", "misaligned"},
+  };
+  for (const auto& [name, message] : caught) {
+    expect_status(cases, name, "failed");
+    if (cases.count(name)) EXPECT_THAT(cases.at(name).message, HasSubstr(message)) << name;
+  }
+  for (const auto& [name, record] : cases) {
+    if (name.rfind("relu/cuda_own_scratch.", 0) == 0 || name.rfind("relu/cuda_float4_declared.", 0) == 0) {
+      EXPECT_EQ(record.status, "passed") << name << ": " << record.message;
+    }
+  }
+  // Each adversary is caught only where it cheats: the honest tools pass it.
+  expect_status(cases, "relu/cuda_reads_past_end.sanitizer_racecheck", "passed");
+  expect_status(cases, "relu/cuda_shared_race.sanitizer_memcheck", "passed");
 }
 
 TEST(ProcessCheats, EarlyExitsWithStatusZeroAreFailuresNotPasses) {

@@ -13,6 +13,7 @@
 #   "property" times the CUDA property cases per kernel (ctest -L property -L cuda);
 #   "speed" times `rkt test` per CUDA kernel (tools/gpu/speed_summary.py), "edit" an edit-rebuild-
 #   test loop on softmax.cu, "selftest_gpu" the unit tests that need the GPU;
+#   "bounds" the CUDA bounds adversaries (issue 19) and the sanitizer cases' cost per kernel;
 #   "multigpu" runs the CUDA correctness groups on every GPU (resource spec) and on one, timing
 #   both and checking that no two tests shared a GPU.
 set -uo pipefail
@@ -132,6 +133,33 @@ if [[ " $steps " == *" edit "* ]]; then
   "$build/bin/rkt" test --kernel softmax/cuda >"$out/edit_test.log" 2>&1
   echo "edit softmax.cu: rebuild $rebuilt s, rebuild + all its cases (exit $?)" \
     "$(python3 -c "import time; print(round(time.time() - $start, 2))") s"
+fi
+if [[ " $steps " == *" bounds "* ]]; then
+  # Issue 19 on the GPU: every CUDA bounds adversary caught by its case, the controls passing
+  # (rkt_selftest BoundsKernels.*), then the sanitizer cases' cost per shipped CUDA kernel.
+  start=$(date +%s)
+  "$build/bin/rkt_selftest" --gtest_filter='BoundsKernels.*' >"$out/bounds_selftest.log" 2>&1
+  echo "bounds selftest: exit $?, $(($(date +%s) - start)) s"
+  grep -E "^\[ +(OK|FAILED|SKIPPED) +\]|Failure|Expected|Which is|actual" "$out/bounds_selftest.log" | head -n 40
+  start=$(date +%s)
+  timeout "${RKT_SANITIZER_LIMIT:-400}" "$build/bin/rkt" test --kernel cuda --filter '*.sanitizer_*' --json \
+    >"$out/sanitizer_cases.json" 2>"$out/sanitizer_cases.log"
+  echo "rkt test --kernel cuda --filter '*.sanitizer_*': exit $?, $(($(date +%s) - start)) s"
+  python3 - "$out/sanitizer_cases.json" <<'PY' | tee "$out/sanitizer_cases.txt"
+import json, sys, collections
+try:
+    cases = json.load(open(sys.argv[1]))["cases"]
+except Exception as error:
+    print("no JSON:", error); sys.exit(0)
+per_tool = collections.defaultdict(list)
+for case in cases:
+    per_tool[case["case"]].append(case.get("milliseconds", 0) / 1000)
+    if case["status"] != "passed":
+        print(case["name"], case["status"], case["message"][:300])
+for tool, seconds in sorted(per_tool.items()):
+    seconds.sort()
+    print(f"{tool}: {len(seconds)} kernels, median {seconds[len(seconds)//2]:.1f} s, max {seconds[-1]:.1f} s")
+PY
 fi
 if [[ " $steps " == *" selftest_gpu "* ]]; then
   start=$(date +%s)

@@ -1,0 +1,204 @@
+#include "framework/cases/sanitizer_cases.h"
+
+#include <ATen/ATen.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <regex>
+#include <sstream>
+
+#include "framework/cases/correctness_case.h"
+#include "framework/dims/kernel_domain.h"
+#include "framework/inputs/input_generation.h"
+#include "framework/inputs/seeding.h"
+#include "framework/isolation/kernel_invocation.h"
+#include "framework/isolation/kernel_library.h"
+#include "framework/isolation/shared_tensors.h"
+#include "framework/isolation/worker_process.h"
+#include "framework/runtime/torch_bridge.h"
+#include "rkt/defaults.h"
+
+namespace rkt {
+namespace {
+
+bool executable(const std::string& path) { return !path.empty() && ::access(path.c_str(), X_OK) == 0; }
+
+// A compute-sanitizer log line without its "========= " prefix; "" for other lines.
+std::string sanitizer_line(const std::string& line) {
+  static const std::string prefix = "=========";
+  if (line.compare(0, prefix.size(), prefix) != 0) return "";
+  const std::size_t text = line.find_first_not_of(' ', prefix.size());
+  return text == std::string::npos ? "" : line.substr(text);
+}
+
+// The small dims the sanitized call runs at: the task's CPU test size, or the kernel's own test
+// dims where the small ones fall outside what the kernel declares it supports.
+Dims sanitizer_dims(const KernelSpec& kernel, const TaskSpec& task) {
+  if (violated_restriction(kernel.supported_dims(), task.small_dims()) == nullptr) return task.small_dims();
+  return task.test_dims(kernel.device());
+}
+
+std::string read_file_text(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+const std::vector<SanitizerTool>& all_sanitizer_tools() {
+  static const std::vector<SanitizerTool> tools = {SanitizerTool::memcheck, SanitizerTool::racecheck,
+                                                   SanitizerTool::synccheck, SanitizerTool::initcheck};
+  return tools;
+}
+
+const char* to_string(SanitizerTool tool) {
+  switch (tool) {
+    case SanitizerTool::memcheck: return "memcheck";
+    case SanitizerTool::racecheck: return "racecheck";
+    case SanitizerTool::synccheck: return "synccheck";
+    case SanitizerTool::initcheck: return "initcheck";
+  }
+  return "?";
+}
+
+std::string compute_sanitizer_path() {
+  if (const char* chosen = std::getenv("RKT_COMPUTE_SANITIZER")) return executable(chosen) ? chosen : "";
+  std::vector<std::string> candidates;
+  if (const char* cuda_home = std::getenv("CUDA_HOME")) candidates.push_back(std::string(cuda_home) + "/bin/compute-sanitizer");
+  candidates.push_back("/usr/local/cuda/bin/compute-sanitizer");
+  if (const char* path = std::getenv("PATH")) {
+    std::istringstream folders(path);
+    for (std::string folder; std::getline(folders, folder, ':');) {
+      if (!folder.empty()) candidates.push_back(folder + "/compute-sanitizer");
+    }
+  }
+  for (const std::string& candidate : candidates) {
+    if (executable(candidate)) return candidate;
+  }
+  return "";
+}
+
+SanitizerLog read_sanitizer_log(const std::string& text) {
+  SanitizerLog log;
+  std::istringstream lines(text);
+  static const std::regex error_summary(R"(ERROR SUMMARY: ([0-9]+) error)");
+  static const std::regex race_summary(R"(RACECHECK SUMMARY: .*\(([0-9]+) error)");
+  bool in_finding = false, finding_done = false;
+  for (std::string line; std::getline(lines, line);) {
+    const std::string content = sanitizer_line(line);
+    std::smatch match;
+    if (std::regex_search(content, match, error_summary) || std::regex_search(content, match, race_summary)) {
+      log.summarised = true;
+      log.errors = std::max(log.errors, std::stoi(match[1]));
+      in_finding = false;
+      continue;
+    }
+    if (finding_done) continue;
+    const bool indented = line.size() > 10 && line.compare(0, 13, "=========    ") == 0;
+    if (!in_finding) {
+      // A finding starts with an unindented line that is not the banner or a program message.
+      if (content.empty() || indented || content == "COMPUTE-SANITIZER" ||
+          content.rfind("Program hit", 0) == 0 || content.rfind("Target application", 0) == 0) {
+        continue;
+      }
+      log.first_finding = content;
+      in_finding = true;
+      continue;
+    }
+    if (content.empty() || content.find("Saved host backtrace") != std::string::npos ||
+        content.find("Host Frame") != std::string::npos || !indented) {
+      in_finding = false;
+      finding_done = true;
+      continue;
+    }
+    log.first_finding += "; " + content;
+  }
+  return log;
+}
+
+CaseOutcome run_sanitizer_case(const KernelSpec& kernel, const TaskSpec& task, SanitizerTool tool) {
+  const std::string name = kernel.full_id() + " sanitizer " + to_string(tool);
+  if (auto skipped = skip_if_device_missing(kernel)) return *skipped;
+  const std::string sanitizer = compute_sanitizer_path();
+  if (sanitizer.empty()) {
+    return {CaseStatus::skipped, name + ": compute-sanitizer not found (looked at $RKT_COMPUTE_SANITIZER, "
+                                        "$CUDA_HOME/bin, /usr/local/cuda/bin and PATH)"};
+  }
+  const WorkerLaunch* launch = worker_launch();
+  if (launch == nullptr) {
+    return {CaseStatus::skipped, name + ": the sanitizer cases run the kernel in a worker under "
+                                        "compute-sanitizer, and --in-process has no worker"};
+  }
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    CaseInputs inputs;
+    inputs.dims = sanitizer_dims(kernel, task);
+    inputs.seed = case_seed(task.id() + "/sanitizer_" + to_string(tool));
+    inputs.distribution = std::string("sanitizer ") + to_string(tool);
+    const std::string where = kernel.full_id() + ", " + describe_case(inputs);
+    const std::vector<at::Tensor> drawn = generate_inputs(task, inputs.dims, inputs.seed, c10::Device(c10::kCPU));
+    const std::vector<OutputSignature> signatures = infer_output_signatures(task, drawn, kernel.device());
+    // Exactly their data: memcheck judges an access against the allocation it lands in.
+    BufferPlacement exact;
+    exact.redzones = false;
+    std::vector<at::Tensor> buffers_in, outputs;
+    for (const at::Tensor& input : drawn) buffers_in.push_back(copy_for_kernel(input, kernel, exact));
+    for (const OutputSignature& signature : signatures) {
+      outputs.push_back(allocate_for_kernel(signature.sizes, signature.dtype, kernel, exact));
+      poison_output(outputs.back());
+    }
+    synchronize_device(kernel.device());
+
+    const std::filesystem::path folder = std::filesystem::temp_directory_path() /
+                                         ("rkt-sanitizer-" + std::to_string(::getpid()) + "-" + to_string(tool));
+    std::filesystem::create_directories(folder);
+    const std::string log_path = (folder / "log.txt").string();
+    std::filesystem::remove(log_path);
+    WorkerLaunch sanitized = *launch;
+    sanitized.wrapper = {sanitizer, "--tool", to_string(tool), "--print-limit", "1", "--log-file", log_path};
+
+    std::string call_error;
+    wire::Reply reply;
+    try {
+      WorkerProcess worker(sanitized);
+      std::vector<SharedLocationRef> shared;
+      const wire::Request request = call_request(kernel, buffers_in, outputs, shared);
+      reply = worker.ask(request, shared, defaults::kSanitizerCallTimeoutSeconds);
+      if (!reply.ok) call_error = reply.error;
+      worker.finish(defaults::kSanitizerExitTimeoutSeconds);
+    } catch (const WorkerFailure& failure) {
+      call_error = failure.what();
+    }
+    const SanitizerLog log = read_sanitizer_log(read_file_text(log_path));
+    std::filesystem::remove_all(folder);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::ostringstream cost;
+    cost.precision(3);
+    cost << seconds;
+    if (log.errors > 0) {
+      return {CaseStatus::failed, name + ": compute-sanitizer " + to_string(tool) + " found " +
+                                      std::to_string(log.errors) + " error" + (log.errors == 1 ? "" : "s") +
+                                      " (" + where + "); the first: " + log.first_finding};
+    }
+    if (!call_error.empty()) {
+      return {CaseStatus::failed, name + ": the call under compute-sanitizer " + to_string(tool) +
+                                      " failed (" + where + "): " + call_error};
+    }
+    if (!log.summarised) {
+      return {CaseStatus::failed, name + ": compute-sanitizer " + to_string(tool) +
+                                      " wrote no summary (the tool did not complete; " + where + ")"};
+    }
+    const CaseOutcome judged = judge_outputs(kernel, task, where, drawn, signatures, outputs);
+    if (judged.status != CaseStatus::passed) return judged;
+    return {CaseStatus::passed, name + ": no errors (one call, " + where + ", " + cost.str() + " s)"};
+  } catch (const std::exception& error) {
+    return {CaseStatus::failed, name + ": " + describe_call_failure(error)};
+  }
+}
+
+}  // namespace rkt

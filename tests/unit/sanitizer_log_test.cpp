@@ -1,0 +1,67 @@
+// Reading compute-sanitizer logs (framework/cases/sanitizer_cases.h): the error count and the first
+// finding on one line. The logs are in the tool's format; the GPU run checks real ones
+// (tools/gpu/run.sh, docs/gpu_runs.md).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "framework/cases/sanitizer_cases.h"
+
+namespace rkt {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(SanitizerLog, TheFirstMemcheckFindingIsOneLineWithWhatWhereAndWhichAddress) {
+  const SanitizerLog log = read_sanitizer_log(
+      "========= COMPUTE-SANITIZER\n"
+      "========= Invalid __global__ read of size 4 bytes\n"
+      "=========     at relu_reads_past_end(const float *, float *, long long)+0x1d0 in /src/bounds_cheats.cu:27\n"
+      "=========     by thread (27,0,0) in block (43,0,0)\n"
+      "=========     Address 0x7f3e2c00ad70 is out of bounds\n"
+      "=========     and is 1 bytes after the nearest allocation at 0x7f3e2c000000 of size 44400 bytes\n"
+      "=========     Saved host backtrace up to driver entry point at kernel launch time\n"
+      "=========         Host Frame: [0x2dfbef] in libcuda.so.1\n"
+      "=========\n"
+      "========= Invalid __global__ read of size 4 bytes\n"
+      "=========     at somewhere_else()+0x10\n"
+      "=========\n"
+      "========= ERROR SUMMARY: 2 errors\n");
+  EXPECT_TRUE(log.summarised);
+  EXPECT_EQ(log.errors, 2);
+  EXPECT_EQ(log.first_finding,
+            "Invalid __global__ read of size 4 bytes; at relu_reads_past_end(const float *, float *, long "
+            "long)+0x1d0 in /src/bounds_cheats.cu:27; by thread (27,0,0) in block (43,0,0); Address "
+            "0x7f3e2c00ad70 is out of bounds; and is 1 bytes after the nearest allocation at "
+            "0x7f3e2c000000 of size 44400 bytes");
+}
+
+TEST(SanitizerLog, RacecheckCountsErrorsFromItsOwnSummary) {
+  const SanitizerLog log = read_sanitizer_log(
+      "========= COMPUTE-SANITIZER\n"
+      "========= Error: Race reported between Write access at relu_shared_race(const float *, float *, long long)+0x100 in /x.cu:61\n"
+      "=========     and Read access at relu_shared_race(const float *, float *, long long)+0x120 in /x.cu:62 [248 hazards]\n"
+      "=========\n"
+      "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)\n");
+  EXPECT_TRUE(log.summarised);
+  EXPECT_EQ(log.errors, 1);
+  EXPECT_THAT(log.first_finding, HasSubstr("Race reported between Write access"));
+  EXPECT_THAT(log.first_finding, HasSubstr("; and Read access at relu_shared_race"));
+}
+
+TEST(SanitizerLog, ACleanRunHasNoFindingAndAnUnfinishedOneNoSummary) {
+  const SanitizerLog clean = read_sanitizer_log("========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n");
+  EXPECT_TRUE(clean.summarised);
+  EXPECT_EQ(clean.errors, 0);
+  EXPECT_EQ(clean.first_finding, "");
+  const SanitizerLog cut = read_sanitizer_log("========= COMPUTE-SANITIZER\n");
+  EXPECT_FALSE(cut.summarised);
+  EXPECT_EQ(read_sanitizer_log("").errors, 0);
+}
+
+TEST(SanitizerCases, EveryCudaKernelHasOneCasePerToolLabelledSanitizer) {
+  EXPECT_EQ(all_sanitizer_tools().size(), 4u);
+  EXPECT_STREQ(to_string(SanitizerTool::synccheck), "synccheck");
+}
+
+}  // namespace
+}  // namespace rkt

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `rkt compare` on synthetic results.json files derived from the golden run (tests/golden/): each
 # exit code (0 no regression, 1 regression, 2 input error) and that the message or table names
-# what decided it.
+# what decided it. By default a kernel is judged on its ratio to a baseline of the same run, so a
+# run compared with itself on a machine that drifted passes, and a real regression still fails.
 # Usage: compare_test.sh RKT PYTHON GOLDEN_RESULTS_JSON
 set -euo pipefail
 rkt="$1" python="$2" golden="$3"
@@ -26,12 +27,49 @@ def variant(change):
 def set_time(kernel, median, noise):
     kernel["benchmark"]["time"]["median_ms"] = median
     kernel["benchmark"]["time"]["relative_noise"] = noise
+def scale_time(time, factor):
+    for field in ("median_ms", "q1_ms", "q3_ms", "iqr_ms", "mean_ms", "stddev_ms"):
+        time[field] *= factor
+# The machine (or the kernel alone) got slower: every time of the kernel by kernel_factor, every
+# baseline timed beside it by machine_factor; the speedups follow.
+def drift(kernel, kernel_factor, machine_factor):
+    bench = kernel["benchmark"]
+    scale_time(bench["time"], kernel_factor)
+    for baseline in bench["baselines"]:
+        if baseline["available"]:
+            scale_time(baseline["time"], machine_factor)
+            for end in ("ratio", "low", "high"):
+                baseline["speedup"][end] *= machine_factor / kernel_factor
+    for end in ("ratio", "low", "high"):
+        bench["speedup_vs_strongest"][end] *= machine_factor / kernel_factor
+def drift_all(run, kernels, factor):
+    for kernel in kernels.values():
+        drift(kernel, factor, factor)
+def drop_baselines(kernel):
+    for baseline in kernel["benchmark"]["baselines"]:
+        baseline["available"] = False
+        baseline["absent_reason"] = "not built"
+    kernel["benchmark"]["strongest_baseline"] = ""
 write("base", base)
 # softmax/fast: base median 1 ms, noise 1%: interval [0.99, 1.01].
 write("slower", variant(lambda r, k: set_time(k["softmax/fast"], 1.05, 0.01)))        # [1.0395, 1.0605]
 write("within", variant(lambda r, k: set_time(k["softmax/fast"], 1.015, 0.01)))       # [1.00485, ...]
 write("noisy", variant(lambda r, k: set_time(k["softmax/fast"], 1.3, 0.25)))          # [0.975, ...]
 write("faster", variant(lambda r, k: set_time(k["softmax/fast"], 0.5, 0.01)))
+# The same code on a machine 30% slower: kernels and baselines alike.
+write("drifted", variant(lambda r, k: drift_all(r, k, 1.3)))
+# The issue's run against itself: the kernel +16.2%, the eager baseline beside it +31.6%.
+write("drifted_unevenly", variant(lambda r, k: drift(k["softmax/fast"], 1.162, 1.316)))
+# A real regression (+10%) on the drifted machine.
+def drifted_regression(r, k):
+    drift_all(r, k, 1.3)
+    drift(k["softmax/fast"], 1.10, 1.0)
+write("drifted_regression", variant(drifted_regression))
+# softmax/fast 5% slower, with no baseline timed beside it in the new run.
+def slower_unbaselined(r, k):
+    set_time(k["softmax/fast"], 1.05, 0.01)
+    drop_baselines(k["softmax/fast"])
+write("slower_unbaselined", variant(slower_unbaselined))
 def fail_case(r, k):
     kernel = k["softmax/slow"]
     kernel["cases"][0]["status"] = "failed"
@@ -60,13 +98,36 @@ expect() {
 says() { grep -q -- "$1" "$work/out" || { cat "$work/out"; fail "output lacks '$1'"; }; }
 
 expect 0 "$work/base.json" "$work/base.json"
-says "| softmax/fast | cuda | pass | pass | 1 \[0.99, 1.01\] | 1 \[0.99, 1.01\] | +0.0% |"
+says "| softmax/fast | cuda | pass | pass | 1 \[0.99, 1.01\] | 1 \[0.99, 1.01\] | +0.0% | eager_fp32 | +0.0% | 0.3333 \[0.3267, 0.3401\] | 0.3333 \[0.3267, 0.3401\] | +0.0% | within noise |"
 says "No regression"
+says "judged on its ratio to the strongest baseline both runs timed"
 expect 0 "$work/run_folder" "$work/base.json"                      # a run folder is accepted
+# softmax/fast 5% slower, its baseline not: the ratio's interval (both noises, 1% each) is above.
 expect 1 "$work/base.json" "$work/slower.json"
-says "softmax/fast (cuda): slower beyond noise"
-says "| softmax/fast | cuda | pass | pass | 1 \[0.99, 1.01\] | 1.05 \[1.04, 1.06\] | +5.0% | +0.0% | \*\*slower beyond noise\*\* |"
+says "softmax/fast (cuda): slower beyond noise (ratio to eager_fp32 +5.0%, median +5.0%)"
+says "| softmax/fast | cuda | pass | pass | 1 \[0.99, 1.01\] | 1.05 \[1.04, 1.06\] | +5.0% | eager_fp32 | +0.0% | 0.3333 \[0.3267, 0.3401\] | 0.35 \[0.3431, 0.3571\] | +5.0% | \*\*slower beyond noise\*\* |"
 expect 0 "$work/base.json" "$work/slower.json" --tolerance 5       # widened by 5%: not beyond
+expect 1 "$work/base.json" "$work/slower.json" --absolute          # the medians' intervals apart
+says "judged on its absolute median (\`--absolute\`)"
+
+# Machine drift: a run compared with itself on a machine 30% slower passes; judged on absolute
+# medians (the rule before issue 20) every kernel would read slower.
+expect 0 "$work/base.json" "$work/drifted.json"
+says "| softmax/fast | cuda | pass | pass | 1 \[0.99, 1.01\] | 1.3 \[1.287, 1.313\] | +30.0% | eager_fp32 | +30.0% | 0.3333 \[0.3267, 0.3401\] | 0.3333 \[0.3267, 0.3401\] | +0.0% | within noise |"
+says "No regression"
+expect 1 "$work/base.json" "$work/drifted.json" --absolute
+says "softmax/fast (cuda): slower beyond noise"
+expect 0 "$work/base.json" "$work/drifted_unevenly.json"           # the issue's +16.2% / +31.6%
+says "| softmax/fast |.*| +16.2% | eager_fp32 | +31.6% |"
+expect 1 "$work/base.json" "$work/drifted_unevenly.json" --absolute
+# A real regression on the drifted machine still fails, and only that kernel.
+expect 1 "$work/base.json" "$work/drifted_regression.json"
+says "| softmax/fast |.*| +43.0% | eager_fp32 | +30.0% |.*| +10.0% | \*\*slower beyond noise\*\* |"
+says "Regression\*\* (1)"
+# No baseline timed beside the kernel in both runs: the absolute medians decide, and a note says so.
+expect 1 "$work/base.json" "$work/slower_unbaselined.json"
+says "softmax/fast (cuda): slower beyond noise (absolute) (median +5.0%)"
+says "Note: no baseline was timed (with a measured noise) beside softmax/fast (cuda) in both runs"
 expect 0 "$work/base.json" "$work/within.json"
 says "| softmax/fast |.*| within noise |"
 expect 0 "$work/base.json" "$work/noisy.json"                      # +30% but noise 25%

@@ -63,13 +63,17 @@ Usage:
                                     writes DIR/results.json, report.md, report.html
                                     (default DIR: runs/<UTC time>); exit 1 when a kernel fails;
                                     a DIR holding a run is refused (exit 2) unless --replace
-  rkt compare BASE NEW [--tolerance PERCENT]
+  rkt compare BASE NEW [--tolerance PERCENT] [--absolute]
                                     the merge gate: BASE and NEW are results.json files or run
-                                    folders; prints a Markdown table per kernel; exit 0: no
-                                    regression, 1: a kernel slower beyond the measured noise
-                                    (the medians' 95% intervals do not overlap, after widening
-                                    the base's by PERCENT, default %TOLERANCE%), or failing or
-                                    skipped in NEW, or NEW unfinished; 2: unreadable input
+                                    folders; prints a Markdown table per kernel, absolute
+                                    medians beside ratios; exit 0: no regression, 1: a kernel
+                                    slower beyond the measured noise, or failing or skipped in
+                                    NEW, or NEW unfinished; 2: unreadable input. Slower: its
+                                    median's ratio to the strongest baseline both runs timed
+                                    beside it (machine drift cancels) has a 95% interval wholly
+                                    above the base run's, widened by PERCENT (default
+                                    %TOLERANCE%); with --absolute, or without such a baseline,
+                                    the medians' own intervals decide
   rkt merge --out DIR RUN...        combines the run folders of one sharded run (every shard
                                     1/N..N/N, same seed) into DIR/results.json, report.md,
                                     report.html; refuses (exit 2) overlaps, gaps, mismatches

@@ -39,38 +39,86 @@ std::string signed_percent(double ratio) {
 double interval_low(const SampleSummary& time) { return time.median * (1 - time.relative_noise); }
 double interval_high(const SampleSummary& time) { return time.median * (1 + time.relative_noise); }
 
-double eager_median(const KernelReport& kernel) {
+// A median, or a ratio of two medians, with its ~95% interval.
+struct TimeInterval {
+  double value = 0, low = 0, high = 0;
+};
+
+TimeInterval median_interval(const SampleSummary& time) {
+  return {time.median, interval_low(time), interval_high(time)};
+}
+
+// kernel median / baseline median, the interval from both medians' intervals at their worst
+// (the kernel's low end over the baseline's high end, and the other way round).
+TimeInterval ratio_interval(const SampleSummary& kernel, const SampleSummary& baseline) {
+  return {kernel.median / baseline.median, interval_low(kernel) / interval_high(baseline),
+          interval_high(kernel) / interval_low(baseline)};
+}
+
+// A time with a median and a noise that bounds an interval of positive times.
+bool comparable(const SampleSummary& time) {
+  return time.median > 0 && std::isfinite(time.relative_noise) && time.relative_noise >= 0 &&
+         time.relative_noise < 1;
+}
+
+const BaselineResult* timed_baseline(const KernelReport& kernel, const std::string& name) {
+  if (!kernel.benchmark.measured) return nullptr;
   for (const BaselineResult& baseline : kernel.benchmark.baselines) {
-    if (baseline.name == "eager_fp32" && baseline.available) return baseline.time.median;
+    if (baseline.name == name && baseline.available && comparable(baseline.time)) return &baseline;
   }
-  return 0;
+  return nullptr;
+}
+
+// The baseline a kernel's ratio is taken against: of those both runs timed beside it, the one
+// with the lowest median in BASE (its strongest there). Sets nothing when there is none.
+void choose_baseline(KernelComparison& row, const KernelReport& before, const KernelReport& after) {
+  for (const BaselineResult& candidate : before.benchmark.baselines) {
+    const BaselineResult* base = timed_baseline(before, candidate.name);
+    const BaselineResult* fresh = timed_baseline(after, candidate.name);
+    if (base == nullptr || fresh == nullptr) continue;
+    if (row.baseline.empty() || base->time.median < row.base_baseline_time.median) {
+      row.baseline = candidate.name;
+      row.base_baseline_time = base->time;
+      row.new_baseline_time = fresh->time;
+    }
+  }
 }
 
 std::string key_of(const KernelReport& kernel) { return kernel.full_id() + " " + kernel.device; }
 
-void judge_times(KernelComparison& row, double tolerance) {
-  const SampleSummary& base = row.base_time;
-  const SampleSummary& fresh = row.new_time;
-  if (!(base.median > 0) || !(fresh.median > 0) || !std::isfinite(base.relative_noise) ||
-      !std::isfinite(fresh.relative_noise)) {
+void judge_times(KernelComparison& row, double tolerance, TimeBasis basis) {
+  if (!(row.base_time.median > 0) || !(row.new_time.median > 0) ||
+      !std::isfinite(row.base_time.relative_noise) ||
+      !std::isfinite(row.new_time.relative_noise)) {
     row.result = "no comparable times";
     return;
   }
-  if (interval_low(fresh) > interval_high(base) * (1 + tolerance)) {
+  row.judged_on_ratio = basis == TimeBasis::baseline_ratio && !row.baseline.empty();
+  const TimeInterval base = row.judged_on_ratio
+                                ? ratio_interval(row.base_time, row.base_baseline_time)
+                                : median_interval(row.base_time);
+  const TimeInterval fresh = row.judged_on_ratio
+                                 ? ratio_interval(row.new_time, row.new_baseline_time)
+                                 : median_interval(row.new_time);
+  if (fresh.low > base.high * (1 + tolerance)) {
     row.result = "slower beyond noise";
     row.regression = true;
-  } else if (interval_high(fresh) < interval_low(base)) {
+  } else if (fresh.high < base.low) {
     row.result = "faster beyond noise";
   } else {
     row.result = "within noise";
   }
+  // Under the default basis, a kernel without a common baseline says what decided it.
+  if (basis == TimeBasis::baseline_ratio && !row.judged_on_ratio) row.result += " (absolute)";
 }
 
 }  // namespace
 
 RunComparison compare_runs(const RunReport& base, const RunReport& fresh,
-                           double slowdown_tolerance) {
+                           double slowdown_tolerance, TimeBasis basis) {
   RunComparison comparison;
+  comparison.basis = basis;
+  std::vector<std::string> judged_absolute;  // Under the default basis, for want of a baseline.
   std::map<std::string, const KernelReport*> base_kernels;
   for (const KernelReport& kernel : base.kernels) base_kernels[key_of(kernel)] = &kernel;
   std::map<std::string, bool> seen;
@@ -81,7 +129,6 @@ RunComparison compare_runs(const RunReport& base, const RunReport& fresh,
     row.new_verdict = kernel.verdict();
     row.new_measured = kernel.benchmark.measured;
     row.new_time = kernel.benchmark.time;
-    row.new_eager_ms = eager_median(kernel);
     const auto found = base_kernels.find(key_of(kernel));
     const KernelReport* before = found == base_kernels.end() ? nullptr : found->second;
     seen[key_of(kernel)] = true;
@@ -89,7 +136,7 @@ RunComparison compare_runs(const RunReport& base, const RunReport& fresh,
       row.base_verdict = before->verdict();
       row.base_measured = before->benchmark.measured;
       row.base_time = before->benchmark.time;
-      row.base_eager_ms = eager_median(*before);
+      choose_baseline(row, *before, kernel);
     }
     if (row.new_verdict == "FAIL") {
       row.regression = true;
@@ -103,12 +150,27 @@ RunComparison compare_runs(const RunReport& base, const RunReport& fresh,
     } else if (before == nullptr) {
       row.result = "new kernel";
     } else if (row.base_measured && row.new_measured) {
-      judge_times(row, slowdown_tolerance);
+      judge_times(row, slowdown_tolerance, basis);
+      if (basis == TimeBasis::baseline_ratio && !row.judged_on_ratio) {
+        judged_absolute.push_back(row.id + " (" + row.device + ")");
+      }
     } else {
       row.result = row.new_measured ? "not measured on base" : "not measured";
     }
     if (row.regression) {
-      comparison.regressions.push_back(row.id + " (" + row.device + "): " + row.result);
+      // A slowdown names what moved: the ratio it was judged on and the median beside it.
+      std::string moved;
+      if (row.result.rfind("slower", 0) == 0) {
+        moved = " (";
+        if (row.judged_on_ratio) {
+          moved += "ratio to " + row.baseline + " " +
+                   signed_percent(ratio_interval(row.new_time, row.new_baseline_time).value /
+                                  ratio_interval(row.base_time, row.base_baseline_time).value) +
+                   ", ";
+        }
+        moved += "median " + signed_percent(row.new_time.median / row.base_time.median) + ")";
+      }
+      comparison.regressions.push_back(row.id + " (" + row.device + "): " + row.result + moved);
     }
     comparison.kernels.push_back(row);
   }
@@ -122,6 +184,13 @@ RunComparison compare_runs(const RunReport& base, const RunReport& fresh,
     row.base_time = kernel.benchmark.time;
     row.result = "not in the new run";
     comparison.kernels.push_back(row);
+  }
+  if (!judged_absolute.empty()) {
+    std::string kernels;
+    for (const std::string& id : judged_absolute) kernels += (kernels.empty() ? "" : ", ") + id;
+    comparison.notes.push_back("no baseline was timed (with a measured noise) beside " + kernels +
+                               " in both runs: judged on absolute medians, which machine drift "
+                               "moves too");
   }
   if (!fresh.finished) {
     comparison.regressions.push_back(
@@ -157,27 +226,41 @@ std::string comparison_markdown(const RunComparison& comparison, const std::stri
   out << "## rkt compare\n\n";
   run_line("base", base_label, base);
   run_line("new", new_label, fresh);
-  out << "\nA kernel is slower or faster only when the ~95% intervals of the two medians do not "
-         "overlap.\n\n"
-         "| kernel | device | base | new | base median ms [95% CI] | new median ms [95% CI] | "
-         "change | eager_fp32 change | result |\n|---|---|---|---|---|---|---|---|---|\n";
-  const auto median_text = [](bool measured, const SampleSummary& time) {
-    if (!measured) return std::string("-");
-    return significant(time.median) + " [" + significant(interval_low(time)) + ", " +
-           significant(interval_high(time)) + "]";
+  out << "\n"
+      << (comparison.basis == TimeBasis::baseline_ratio
+              ? "Each kernel is judged on its ratio to the strongest baseline both runs timed "
+                "beside it (kernel median / baseline median, within each run, so that drift of "
+                "the machine between the runs cancels): slower or faster only when the ~95% "
+                "intervals of the two ratios do not overlap. The absolute medians are shown "
+                "beside them (`--absolute` judges on those).\n\n"
+              : "Each kernel is judged on its absolute median (`--absolute`): slower or faster "
+                "only when the ~95% intervals of the two medians do not overlap. The ratios to "
+                "the strongest baseline both runs timed are shown beside them.\n\n")
+      << "| kernel | device | base | new | base median ms [95% CI] | new median ms [95% CI] | "
+         "change | baseline | baseline change | base ratio [95% CI] | new ratio [95% CI] | "
+         "ratio change | result |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  const auto interval_text = [](const TimeInterval& interval) {
+    return significant(interval.value) + " [" + significant(interval.low) + ", " +
+           significant(interval.high) + "]";
   };
   for (const KernelComparison& row : comparison.kernels) {
     const bool both = row.base_measured && row.new_measured && row.base_time.median > 0;
+    const bool ratios = both && !row.baseline.empty();
+    const TimeInterval base_ratio = ratio_interval(row.base_time, row.base_baseline_time);
+    const TimeInterval new_ratio = ratio_interval(row.new_time, row.new_baseline_time);
     out << "| " << row.id << " | " << row.device << " | "
         << (row.base_verdict.empty() ? "-" : row.base_verdict) << " | "
         << (row.new_verdict.empty() ? "-" : row.new_verdict) << " | "
-        << median_text(row.base_measured, row.base_time) << " | "
-        << median_text(row.new_measured, row.new_time) << " | "
+        << (row.base_measured ? interval_text(median_interval(row.base_time)) : "-") << " | "
+        << (row.new_measured ? interval_text(median_interval(row.new_time)) : "-") << " | "
         << (both ? signed_percent(row.new_time.median / row.base_time.median) : "-") << " | "
-        << (row.base_eager_ms > 0 && row.new_eager_ms > 0
-                ? signed_percent(row.new_eager_ms / row.base_eager_ms)
-                : "-")
-        << " | " << (row.regression ? "**" + row.result + "**" : row.result) << " |\n";
+        << (ratios ? row.baseline : "-") << " | "
+        << (ratios ? signed_percent(row.new_baseline_time.median / row.base_baseline_time.median)
+                   : "-")
+        << " | " << (ratios ? interval_text(base_ratio) : "-") << " | "
+        << (ratios ? interval_text(new_ratio) : "-") << " | "
+        << (ratios ? signed_percent(new_ratio.value / base_ratio.value) : "-") << " | "
+        << (row.regression ? "**" + row.result + "**" : row.result) << " |\n";
   }
   for (const std::string& note : comparison.notes) out << "\nNote: " << note << ".\n";
   if (comparison.regressions.empty()) {
@@ -193,7 +276,7 @@ int run_compare_command(const std::vector<std::string>& args) {
   std::map<std::string, std::string> values;
   std::vector<std::string> paths;
   std::string error;
-  if (!parse_arguments(args, {"--tolerance"}, {}, values, paths, error)) {
+  if (!parse_arguments(args, {"--tolerance"}, {"--absolute"}, values, paths, error)) {
     return report_usage_error("compare: " + error);
   }
   if (paths.size() != 2) {
@@ -225,7 +308,9 @@ int run_compare_command(const std::vector<std::string>& args) {
       return 2;
     }
   }
-  const RunComparison comparison = compare_runs(base, fresh, tolerance);
+  const RunComparison comparison = compare_runs(
+      base, fresh, tolerance,
+      values.count("--absolute") ? TimeBasis::absolute_median : kCompareTimeBasis);
   std::cout << comparison_markdown(comparison, paths[0], base, paths[1], fresh);
   if (!comparison.regressions.empty()) {
     std::cerr << "rkt compare: regression: " << comparison.regressions.size()

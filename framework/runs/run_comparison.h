@@ -1,13 +1,23 @@
 // `rkt compare BASE NEW`: the merge gate. Per kernel, is the new run slower than the base beyond
 // the measured noise, and does any gate or case fail in the new run?
 //
+// What is compared: each run times its task's baselines beside every kernel, on the same machine
+// at the same time. So by default a kernel's time is judged as its ratio to a baseline of the
+// same run (kernel median / baseline median), which cancels the drift of a shared or different
+// machine between the two runs (a run compared with itself once read "+16% slower" while its
+// eager baseline had drifted +32%). The baseline is the strongest that both runs timed beside the
+// kernel: the lowest median in BASE among the baselines measured in both. A kernel with no such
+// baseline, and every kernel under --absolute, is judged on its absolute median instead.
+//
 // The rule: each median is recorded with its relative noise (half-width of its ~95%
-// distribution-free interval, divided by the median; docs/results_schema.md). A kernel is
-// "slower beyond noise" when the low end of the new interval lies above the high end of the
-// base interval (widened by --tolerance); "faster beyond noise" the other way round; otherwise
-// "within noise". A regression is a kernel slower beyond noise, any kernel whose verdict in NEW
-// is FAIL, a kernel that passed on base and is skipped in NEW (nothing ran: a gate must not pass
-// on no evidence), or a NEW run that did not finish.
+// distribution-free interval, divided by the median; docs/results_schema.md). A ratio's interval
+// runs from the kernel's low end over the baseline's high end to the kernel's high end over the
+// baseline's low end (both noises, combined at their worst). A kernel is "slower beyond noise"
+// when the low end of the new interval lies above the high end of the base interval (widened by
+// --tolerance); "faster beyond noise" the other way round; otherwise "within noise". A regression
+// is a kernel slower beyond noise, any kernel whose verdict in NEW is FAIL, a kernel that passed
+// on base and is skipped in NEW (nothing ran: a gate must not pass on no evidence), or a NEW run
+// that did not finish.
 #pragma once
 
 #include <string>
@@ -23,6 +33,13 @@ namespace rkt {
 /// `rkt compare` reads it, and no kernel or task depends on it.)
 inline constexpr double kCompareSlowdownTolerance = 0.0;  // [fraction of the base median]
 
+/// What a kernel's time is judged on: by default its ratio to a baseline of the same run
+/// (machine drift cancels); `--absolute`: its median alone.
+enum class TimeBasis { baseline_ratio, absolute_median };
+
+/// The basis `rkt compare` judges on without --absolute.
+inline constexpr TimeBasis kCompareTimeBasis = TimeBasis::baseline_ratio;
+
 struct KernelComparison {
   std::string id;      ///< "task/kernel"
   std::string device;
@@ -30,13 +47,17 @@ struct KernelComparison {
   std::string new_verdict;   ///< "" when the kernel is not in the new run.
   bool base_measured = false, new_measured = false;
   SampleSummary base_time, new_time;
-  /// The eager_fp32 baseline's median in each run, when measured in both (machine drift).
-  double base_eager_ms = 0, new_eager_ms = 0;
+  /// The baseline timed beside the kernel in both runs that the ratio is taken against (the
+  /// strongest in BASE among them), with its time in each run; "" when there is none.
+  std::string baseline;
+  SampleSummary base_baseline_time, new_baseline_time;
+  bool judged_on_ratio = false;  ///< false: the absolute medians decided (or nothing was judged).
   std::string result;  ///< "slower beyond noise", "within noise", "FAILS (passed on base)", ...
   bool regression = false;
 };
 
 struct RunComparison {
+  TimeBasis basis = kCompareTimeBasis;
   std::vector<KernelComparison> kernels;
   std::vector<std::string> regressions;  ///< One sentence each, naming the kernel.
   std::vector<std::string> notes;        ///< What a reader should know (different devices, ...).
@@ -44,10 +65,11 @@ struct RunComparison {
 
 /// Compares every kernel of `base` and `fresh` (matched by task/kernel and device).
 RunComparison compare_runs(const RunReport& base, const RunReport& fresh,
-                           double slowdown_tolerance);
+                           double slowdown_tolerance, TimeBasis basis = kCompareTimeBasis);
 
-/// A Markdown section (usable as a GitHub job summary): a line per run, the table, the notes and
-/// the verdict ("No regression" or "Regression: ...").
+/// A Markdown section (usable as a GitHub job summary): a line per run, the rule, the table (the
+/// absolute medians and the ratios side by side), the notes and the verdict ("No regression" or
+/// "Regression: ...").
 std::string comparison_markdown(const RunComparison& comparison, const std::string& base_label,
                                 const RunReport& base, const std::string& new_label,
                                 const RunReport& fresh);

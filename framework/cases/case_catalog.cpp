@@ -1,5 +1,8 @@
 #include "framework/cases/case_catalog.h"
 
+#include <optional>
+
+#include "framework/cases/case_announcement.h"
 #include "framework/cases/correctness_case.h"
 #include "framework/cases/integrity_cases.h"
 #include "framework/cases/sanitizer_cases.h"
@@ -36,6 +39,8 @@ CaseOutcome run_hidden_case(const KernelSpec& kernel, const TaskSpec& task,
                                      " skipped: its dims are outside the dims the kernel declares "
                                      "it supports"};
   }
+  std::optional<WithheldCaseInputs> withheld;
+  if (!hidden_details_allowed()) withheld.emplace();  // Not even a hung case names them.
   CaseOutcome outcome = run_correctness_case(kernel, task, inputs);
   if (hidden_details_allowed() || outcome.status == CaseStatus::skipped) return outcome;
   outcome.details = {};  // Its dims, scale and seed are as secret as its message.

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "framework/cases/case_announcement.h"
 #include "framework/comparison/derived_tolerance.h"
 #include "framework/comparison/output_comparison.h"
 #include "framework/comparison/precision_emulation.h"
@@ -56,6 +57,8 @@ std::string describe_case(const CaseInputs& inputs) {
 
 PreparedCase prepare_case(const KernelSpec& kernel, const TaskSpec& task,
                           const CaseInputs& case_inputs, DrawOn draw_on) {
+  // Before the kernel can hang on them: a case killed as hung still names its inputs.
+  announce_case_inputs(case_details(task, case_inputs));
   const c10::Device device =
       draw_on == DrawOn::kernel_device ? to_torch_device(kernel.device()) : c10::Device(c10::kCPU);
   std::vector<at::Tensor> drawn = generate_inputs(task, case_inputs.dims, case_inputs.seed, device);

@@ -52,6 +52,8 @@ std::string describe_wait_status(int status) {
 struct ChildResult {
   std::vector<CaseRecord> ended;
   std::string running;  ///< A case that started and never ended.
+  std::chrono::steady_clock::time_point running_since{};
+  CaseDetails running_inputs{};  ///< The inputs `running` last announced (none: known == false).
   bool complete = false;
   bool timed_out = false;
   int wait_status = 0;
@@ -119,13 +121,26 @@ ChildResult run_child(const SupervisionOptions& options, const std::string& filt
       const std::string line = buffer.substr(0, end);
       buffer.erase(0, end + 1);
       if (line.compare(0, prefix.size(), prefix) != 0) continue;  // Not ours: ignored.
-      last_record = std::chrono::steady_clock::now();
-      seen_record = true;
       std::istringstream fields(line.substr(prefix.size()));
       std::string kind;
       fields >> kind;
+      seen_record = true;
+      if (kind == "inputs") {
+        // Not a sign of progress: the case timeout bounds the whole case, however many inputs
+        // it draws (a property's trials).
+        std::string name, details;
+        fields >> name;
+        std::getline(fields, details);
+        if (!details.empty() && details[0] == ' ') details.erase(0, 1);
+        details = unescape_record_field(details);
+        if (name == result.running) result.running_inputs = take_case_details(details);
+        continue;
+      }
+      last_record = std::chrono::steady_clock::now();
       if (kind == "start") {
         fields >> result.running;
+        result.running_since = last_record;
+        result.running_inputs = {};
       } else if (kind == "end") {
         CaseRecord record;
         fields >> record.name >> record.status >> record.milliseconds;
@@ -136,6 +151,7 @@ ChildResult run_child(const SupervisionOptions& options, const std::string& filt
         record.details = take_case_details(record.message);
         result.ended.push_back(record);
         result.running.clear();
+        result.running_inputs = {};
       } else if (kind == "complete") {
         result.complete = true;
       }
@@ -145,6 +161,17 @@ ChildResult run_child(const SupervisionOptions& options, const std::string& filt
   ::waitpid(pid, &result.wait_status, 0);
   ::kill(-pid, SIGKILL);  // Anything the kernel left running in the child's group.
   return result;
+}
+
+// "dims B=3 N=5, scale 1, seed 42, config default" (the seed "withheld" under a secret seed).
+std::string describe_case_inputs(const CaseDetails& details) {
+  std::ostringstream text;
+  text << "dims";
+  for (const auto& [name, size] : details.dims) text << " " << name << "=" << size;
+  text << ", scale " << details.scale << ", seed "
+       << (details.seed_known ? std::to_string(details.seed) : "withheld") << ", config "
+       << details.config;
+  return text.str();
 }
 
 }  // namespace
@@ -187,7 +214,17 @@ SupervisedRun run_supervised(const SupervisionOptions& options) {
                                                   : ", between cases"));
       break;
     }
-    run.cases.push_back({child.running, "crashed", 0, "the case " + what});
+    // The record keeps what the case last announced it would run its kernel on, so that a hung
+    // case can be replayed (its details, hence `reproduce`) and its message names the inputs.
+    CaseRecord crashed{child.running, "crashed",
+                       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                                 child.running_since)
+                           .count(),
+                       "the case " + what, child.running_inputs};
+    if (crashed.details.known) {
+      crashed.message += "; it was running on " + describe_case_inputs(crashed.details);
+    }
+    run.cases.push_back(crashed);
     finished.insert(child.running);
     if (options.after_abnormal_end) options.after_abnormal_end();
   }

@@ -7,6 +7,8 @@
 #include <string>
 
 #include "framework/base/record_fields.h"
+#include "framework/cases/case_announcement.h"
+#include "framework/supervision/case_records_json.h"
 
 namespace rkt {
 namespace {
@@ -30,8 +32,21 @@ std::string full_name(const ::testing::TestInfo& info) {
 }
 
 class VerdictReporter : public ::testing::EmptyTestEventListener {
+ public:
+  VerdictReporter() {
+    // "inputs NAME DETAILS": what the running case is about to call its kernel on, so that the
+    // supervisor's record of a case killed as hung carries them (cases/case_announcement.h).
+    set_case_inputs_listener([this](const CaseDetails& details) {
+      if (running_.empty()) return;
+      write_record("inputs " + running_ + " " + escape_record_field(with_case_details("", details)));
+    });
+  }
+  ~VerdictReporter() override { set_case_inputs_listener(nullptr); }
+
+ private:
   void OnTestStart(const ::testing::TestInfo& info) override {
-    write_record("start " + full_name(info));
+    running_ = full_name(info);
+    write_record("start " + running_);
   }
 
   void OnTestPartResult(const ::testing::TestPartResult& part) override {
@@ -48,9 +63,11 @@ class VerdictReporter : public ::testing::EmptyTestEventListener {
     write_record("end " + full_name(info) + " " + status + " " +
                  std::to_string(result.elapsed_time()) + " " + escape_record_field(messages_));
     messages_.clear();
+    running_.clear();
   }
 
   std::string messages_;
+  std::string running_;  ///< The case between its start and end records.
 };
 
 }  // namespace

@@ -15,7 +15,9 @@ inline constexpr const char* kVerdictFdVariable = "RKT_VERDICT_FD";
 inline constexpr const char* kVerdictNonceVariable = "RKT_VERDICT_NONCE";
 
 /// Reads (and removes from the environment) the channel's fd and nonce, and adds a gtest listener
-/// that writes a record as each case starts and ends. Returns false when not supervised.
+/// that writes a record as each case starts and ends, and, in between, one with the inputs the
+/// case is about to run its kernel on each time it draws them (cases/case_announcement.h).
+/// Returns false when not supervised.
 bool install_verdict_reporter();
 
 /// Writes the final record. Call once RUN_ALL_TESTS has returned.

@@ -1,8 +1,10 @@
-// The verdict protocol and the supervisor's exit codes, without child processes.
+// The verdict protocol (and the case inputs announced through it) and the supervisor's exit
+// codes, without child processes.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "framework/base/record_fields.h"
+#include "framework/cases/case_announcement.h"
 #include "framework/supervision/gpu_pinning.h"
 #include "framework/supervision/supervisor.h"
 #include "framework/supervision/verdict_channel.h"
@@ -15,6 +17,24 @@ TEST(VerdictChannel, EscapingRoundTrips) {
   const std::string escaped = escape_record_field(message);
   EXPECT_EQ(escaped.find('\n'), std::string::npos);
   EXPECT_EQ(unescape_record_field(escaped), message);
+}
+
+TEST(CaseAnnouncement, ReachesTheListenerUnlessWithheld) {
+  std::vector<CaseDetails> heard;
+  set_case_inputs_listener([&heard](const CaseDetails& details) { heard.push_back(details); });
+  CaseDetails details;
+  details.known = true;
+  details.dims = {{"N", 5}};
+  announce_case_inputs(details);
+  {
+    const WithheldCaseInputs withheld;  // a hidden case
+    announce_case_inputs(details);
+  }
+  announce_case_inputs(CaseDetails{});  // nothing known: nothing to say
+  set_case_inputs_listener(nullptr);
+  announce_case_inputs(details);
+  ASSERT_EQ(heard.size(), 1u);
+  EXPECT_EQ(heard[0].dims, details.dims);
 }
 
 SupervisedRun run_of(std::vector<std::string> statuses) {

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# A case killed as hung records the inputs it hung on: dims, scale, seed and a `reproduce` that,
+# pasted, runs the same case on the same inputs (and hangs again); its message and its JUnit
+# failure name them too. A hidden case that hangs keeps its inputs secret.
+# Usage: hung_case_test.sh SUITE PYTHON   (SUITE: a suite with the adversaries)
+set -euo pipefail
+suite="$1"
+python="$2"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+cd "$work"
+kernel=relu/cheat_hangs  # never returns
+
+set +e
+"$suite" test --kernel "$kernel" --filter '*.correctness_x3:*.property_shapes' --timeout 3 \
+  --json --junit hung.xml > hung.json 2> hung.err
+code=$?
+set -e
+[ "$code" = 1 ] || { cat hung.err; fail "the hanging kernel's run exited $code, expected 1"; }
+"$python" - hung.json hung.xml > reproduce.txt <<'PY' || { cat hung.json; fail "a hung case's record lacks its inputs"; }
+import json, sys, xml.etree.ElementTree as ET
+run = json.load(open(sys.argv[1]))
+cases = {c["case"]: c for c in run["cases"]}
+assert set(cases) == {"correctness_x3", "property_shapes"}, list(cases)
+for name, case in cases.items():
+    assert case["status"] == "crashed" and "hang" in case["message"], case
+    assert case.get("dims"), f"{name}: no dims"
+    assert isinstance(case.get("seed"), int), f"{name}: seed {case.get('seed')!r}"
+    assert case["milliseconds"] >= 3000, f"{name}: {case['milliseconds']} ms"
+    dims = " ".join(f"{k}={v}" for k, v in case["dims"].items())
+    assert f"dims {dims}" in case["message"] and f"seed {case['seed']}" in case["message"], case["message"]
+    assert case["reproduce"].startswith(f"RKT_SEED={run['seed']} "), case["reproduce"]
+    assert case["reproduce"].endswith(f" test --filter '{case['name']}'"), case["reproduce"]
+assert cases["correctness_x3"]["scale"] == 3, cases["correctness_x3"]
+for case in ET.parse(sys.argv[2]).getroot().iter("testcase"):
+    failure = case.find("failure")
+    assert failure is not None and failure.get("type") == "crashed", ET.tostring(case)
+    assert f"replay: RKT_SEED={run['seed']} " in failure.text, failure.text
+c = cases["correctness_x3"]
+print(c["reproduce"]); print(json.dumps(c["dims"])); print(c["seed"])
+PY
+checked=1
+
+# The reproduce line, pasted elsewhere (with a short limit), hangs on the same inputs.
+mkdir elsewhere && cd elsewhere
+set +e
+sh -c "$(sed -n 1p ../reproduce.txt) --timeout 3 --json" > replay.json 2> replay.err
+code=$?
+set -e
+[ "$code" = 1 ] || { cat replay.err; fail "the pasted replay exited $code, expected 1"; }
+"$python" - replay.json "$(sed -n 2p ../reproduce.txt)" "$(sed -n 3p ../reproduce.txt)" <<'PY' \
+  || { cat replay.json; fail "the replay did not hang on the same inputs"; }
+import json, sys
+cases = json.load(open(sys.argv[1]))["cases"]
+assert [c["case"] for c in cases] == ["correctness_x3"], cases
+assert cases[0]["status"] == "crashed", cases[0]
+assert cases[0]["dims"] == json.loads(sys.argv[2]) and cases[0]["seed"] == int(sys.argv[3]), cases[0]
+PY
+cd ..
+checked=$((checked + 1))
+
+# A hidden case that hangs: no dims, no seed, nothing in the message.
+printf 'scale 2\n' > hidden_suite.txt
+set +e
+RKT_HIDDEN_SUITE="$work/hidden_suite.txt" "$suite" test --kernel "$kernel" \
+  --filter '*.integrity_hidden_1' --timeout 3 --json > hidden.json 2> hidden.err
+code=$?
+set -e
+[ "$code" = 1 ] || { cat hidden.err; fail "the hidden hung case exited $code, expected 1"; }
+"$python" - hidden.json <<'PY' || { cat hidden.json; fail "a hidden hung case revealed its inputs"; }
+import json, sys
+cases = json.load(open(sys.argv[1]))["cases"]
+assert len(cases) == 1 and cases[0]["status"] == "crashed", cases
+assert "dims" not in cases[0] and "seed" not in cases[0] and "running on" not in cases[0]["message"], cases[0]
+PY
+checked=$((checked + 1))
+echo "$checked passed, 0 failed"

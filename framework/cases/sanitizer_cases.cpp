@@ -5,11 +5,11 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <regex>
 #include <sstream>
+#include <stdexcept>
 
 #include "framework/cases/correctness_case.h"
 #include "framework/dims/kernel_domain.h"
@@ -153,13 +153,16 @@ CaseOutcome run_sanitizer_case(const KernelSpec& kernel, const TaskSpec& task, S
     }
     synchronize_device(kernel.device());
 
-    const std::filesystem::path folder = std::filesystem::temp_directory_path() /
-                                         ("rkt-sanitizer-" + std::to_string(::getpid()) + "-" + to_string(tool));
-    std::filesystem::create_directories(folder);
-    const std::string log_path = (folder / "log.txt").string();
-    std::filesystem::remove(log_path);
+    // A folder of the judge's own for the tool's log (std::filesystem is avoided here: LibTorch
+    // exports symbols of its own build of it, and the process may bind to those).
+    const char* temporary = std::getenv("TMPDIR");
+    std::string folder = std::string(temporary != nullptr ? temporary : "/tmp") + "/rkt-sanitizer-XXXXXX";
+    if (::mkdtemp(folder.data()) == nullptr) throw std::runtime_error("could not create a folder for the sanitizer's log");
+    const std::string log_path = folder + "/log.txt";
     WorkerLaunch sanitized = *launch;
     sanitized.wrapper = {sanitizer, "--tool", to_string(tool), "--print-limit", "1", "--log-file", log_path};
+    // RKT_SANITIZER_NO_CHROOT=1: the sanitized worker keeps the file system (diagnosis only).
+    if (const char* no_chroot = std::getenv("RKT_SANITIZER_NO_CHROOT")) sanitized.change_root = std::string(no_chroot) != "1";
 
     std::string call_error;
     wire::Reply reply;
@@ -174,7 +177,14 @@ CaseOutcome run_sanitizer_case(const KernelSpec& kernel, const TaskSpec& task, S
       call_error = failure.what();
     }
     const SanitizerLog log = read_sanitizer_log(read_file_text(log_path));
-    std::filesystem::remove_all(folder);
+    // RKT_SANITIZER_LOG_DIR keeps the tool's whole log (diagnosis).
+    if (const char* keep = std::getenv("RKT_SANITIZER_LOG_DIR")) {
+      std::ofstream(std::string(keep) + "/" + kernel.task_id() + "." + kernel.kernel_id() + "." +
+                    to_string(tool) + ".log")
+          << read_file_text(log_path);
+    }
+    ::unlink(log_path.c_str());
+    ::rmdir(folder.c_str());
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::ostringstream cost;

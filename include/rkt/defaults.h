@@ -117,9 +117,9 @@ inline constexpr std::int64_t kMaxDeclaredAlignmentBytes = 128;  // [bytes]
 // ---- Sanitizer cases (framework/cases/sanitizer_cases.cpp) ----------------------------------------
 /// A worker under compute-sanitizer: its start and one call (instrumented code runs 10-100x
 /// slower, and racecheck slower still)...
-inline constexpr int kSanitizerCallTimeoutSeconds = 300;  // [s]
+inline constexpr int kSanitizerCallTimeoutSeconds = 120;  // [s]
 /// ...and its exit, when the tool writes its summary.
-inline constexpr int kSanitizerExitTimeoutSeconds = 60;  // [s]
+inline constexpr int kSanitizerExitTimeoutSeconds = 30;  // [s]
 
 /// Timed calls per measure request on a GPU: the judge checks the stopping rule and the worker's
 /// times against its own clock between requests...

@@ -141,25 +141,37 @@ if [[ " $steps " == *" bounds "* ]]; then
   "$build/bin/rkt_selftest" --gtest_filter='BoundsKernels.*' >"$out/bounds_selftest.log" 2>&1
   echo "bounds selftest: exit $?, $(($(date +%s) - start)) s"
   grep -E "^\[ +(OK|FAILED|SKIPPED) +\]|Failure|Expected|Which is|actual" "$out/bounds_selftest.log" | head -n 40
+  # Per kernel (RKT_SANITIZER_KERNELS, default every shipped CUDA kernel), within
+  # RKT_SANITIZER_LIMIT s in all (default 400).
+  mkdir -p "$out/sanitizer"
+  kernels="${RKT_SANITIZER_KERNELS:-$("$build/bin/rkt" list --json | python3 -c 'import json,sys
+print(" ".join(k["task"] + "/" + k["id"] for k in json.load(sys.stdin)["kernels"] if k["device"] == "cuda"))')}"
   start=$(date +%s)
-  timeout "${RKT_SANITIZER_LIMIT:-400}" "$build/bin/rkt" test --kernel cuda --filter '*.sanitizer_*' --json \
-    >"$out/sanitizer_cases.json" 2>"$out/sanitizer_cases.log"
-  echo "rkt test --kernel cuda --filter '*.sanitizer_*': exit $?, $(($(date +%s) - start)) s"
-  python3 - "$out/sanitizer_cases.json" <<'PY' | tee "$out/sanitizer_cases.txt"
-import json, sys, collections
-try:
-    cases = json.load(open(sys.argv[1]))["cases"]
-except Exception as error:
-    print("no JSON:", error); sys.exit(0)
+  n=0
+  for kernel in $kernels; do
+    (($(date +%s) - start > ${RKT_SANITIZER_LIMIT:-400})) && { echo "sanitizer: stopped before $kernel (limit)"; break; }
+    n=$((n + 1))
+    timeout 300 "$build/bin/rkt" test --kernel "$kernel" --filter "$kernel.sanitizer_*" --json \
+      >"$out/sanitizer/$n.json" 2>/dev/null
+  done
+  echo "sanitizer cases of $n kernels: $(($(date +%s) - start)) s"
+  python3 - "$out/sanitizer" <<'PY' | tee "$out/sanitizer_cases.txt"
+import json, sys, pathlib, collections
 per_tool = collections.defaultdict(list)
-for case in cases:
-    per_tool[case["case"]].append(case.get("milliseconds", 0) / 1000)
-    if case["status"] != "passed":
-        print(case["name"], case["status"], case["message"][:300])
-for tool, seconds in sorted(per_tool.items()):
-    seconds.sort()
-    print(f"{tool}: {len(seconds)} kernels, median {seconds[len(seconds)//2]:.1f} s, max {seconds[-1]:.1f} s")
+for path in sorted(pathlib.Path(sys.argv[1]).glob("*.json")):
+    try:
+        cases = json.loads(path.read_text())["cases"]
+    except Exception as error:
+        print(path.name, "no JSON:", error); continue
+    for case in cases:
+        per_tool[case["case"]].append((case.get("milliseconds", 0) / 1000, case["suite"]))
+        if case["status"] != "passed":
+            print(case["name"], case["status"], case["message"][:400])
+for tool, runs in sorted(per_tool.items()):
+    runs.sort()
+    print(f"{tool}: {len(runs)} kernels, median {runs[len(runs)//2][0]:.1f} s, max {runs[-1][0]:.1f} s ({runs[-1][1]})")
 PY
+  rm -rf "$out/sanitizer"
 fi
 if [[ " $steps " == *" selftest_gpu "* ]]; then
   start=$(date +%s)

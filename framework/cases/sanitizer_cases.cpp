@@ -1,14 +1,17 @@
 #include "framework/cases/sanitizer_cases.h"
 
 #include <ATen/ATen.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <regex>
 #include <sstream>
+#include <thread>
 #include <stdexcept>
 
 #include "framework/cases/correctness_case.h"
@@ -24,6 +27,11 @@
 
 namespace rkt {
 namespace {
+
+// How often the log is read for a finding while the sanitized worker runs, and how long a
+// finding's block is given to be written whole.
+constexpr int kLogPollMilliseconds = 100;       // [ms]
+constexpr int kFindingSettleMilliseconds = 1000;  // [ms]
 
 bool executable(const std::string& path) { return !path.empty() && ::access(path.c_str(), X_OK) == 0; }
 
@@ -168,11 +176,32 @@ CaseOutcome run_sanitizer_case(const KernelSpec& kernel, const TaskSpec& task, S
     wire::Reply reply;
     try {
       WorkerProcess worker(sanitized);
-      std::vector<SharedLocationRef> shared;
-      const wire::Request request = call_request(kernel, buffers_in, outputs, shared);
-      reply = worker.ask(request, shared, defaults::kSanitizerCallTimeoutSeconds);
-      if (!reply.ok) call_error = reply.error;
-      worker.finish(defaults::kSanitizerExitTimeoutSeconds);
+      // After a finding the instrumented worker may never answer or exit (seen on the H200 with
+      // memcheck and initcheck): once the log holds a finding, the tool and its worker are
+      // killed and the finding is the verdict.
+      std::atomic<bool> done{false};
+      const pid_t group = worker.pid();  // the tool and its worker: a process group of their own
+      std::thread watcher([&] {
+        while (!done) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(kLogPollMilliseconds));
+          if (!read_sanitizer_log(read_file_text(log_path)).first_finding.empty()) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(kFindingSettleMilliseconds));
+            if (!done) ::kill(-group, SIGKILL);  // the socket closes: the main thread's ask() ends
+            return;
+          }
+        }
+      });
+      try {
+        std::vector<SharedLocationRef> shared;
+        const wire::Request request = call_request(kernel, buffers_in, outputs, shared);
+        reply = worker.ask(request, shared, defaults::kSanitizerCallTimeoutSeconds);
+        if (!reply.ok) call_error = reply.error;
+        worker.finish(defaults::kSanitizerExitTimeoutSeconds);
+      } catch (const WorkerFailure& failure) {
+        call_error = failure.what();
+      }
+      done = true;
+      watcher.join();
     } catch (const WorkerFailure& failure) {
       call_error = failure.what();
     }

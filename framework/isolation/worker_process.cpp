@@ -62,12 +62,14 @@ struct WorkerCommand {
 };
 
 [[noreturn]] void exec_worker(const std::string& executable, const WorkerCommand& command,
-                              int socket, pid_t judge) {
+                              int socket, pid_t judge, bool own_group) {
   // In the child: only async-signal-safe calls until execve.
   // A worker must not outlive its judge (a judge killed for a hang would leave a worker spinning
   // on a GPU); the setting survives execve and is set again after the sandbox changes the user.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != judge) _exit(127);
+  // A wrapper and the worker it starts form a group of their own, killed together.
+  if (own_group) setpgid(0, 0);
   if (socket != kWorkerSocketFd) {
     dup2(socket, kWorkerSocketFd);
   } else {
@@ -147,8 +149,11 @@ void WorkerProcess::launch_process(const WorkerLaunch& launch) {
   pid_ = fork();
   if (pid_ < 0) throw WorkerFailure(std::string("fork: ") + std::strerror(errno));
   if (pid_ == 0) {
-    exec_worker(launch.wrapper.empty() ? launch.executable : launch.wrapper.front(), command, sockets[1], judge);
+    exec_worker(launch.wrapper.empty() ? launch.executable : launch.wrapper.front(), command, sockets[1], judge,
+                !launch.wrapper.empty());
   }
+  own_group_ = !launch.wrapper.empty();
+  if (own_group_) setpgid(pid_, pid_);
   close(sockets[1]);
   socket_ = sockets[0];
 }
@@ -194,7 +199,7 @@ void WorkerProcess::kill_now() {
   if (socket_ >= 0) close(socket_);
   socket_ = -1;
   if (pid_ <= 0) return;
-  kill(pid_, SIGKILL);
+  kill(own_group_ ? -pid_ : pid_, SIGKILL);
   if (!adopted_) waitpid(pid_, nullptr, 0);
   pid_ = -1;
 }

@@ -65,7 +65,8 @@ class WorkerProcess {
 
   bool adopted() const { return adopted_; }
   pid_t pid() const { return pid_; }
-  /// Ends the worker at once (SIGKILL), reaping it when it is this process's child.
+  /// Ends the worker at once (SIGKILL; a wrapper with everything it started), reaping it when it
+  /// is this process's child.
   void kill_now();
   /// Whether this process's own worker child is still running (reaps it when not).
   bool running();
@@ -92,6 +93,7 @@ class WorkerProcess {
   int socket_ = -1;
   bool adopted_ = false;
   int ended_by_signal_ = 0;  // set by how_it_ended()
+  bool own_group_ = false;   // a wrapper's process group, killed whole
   std::uint64_t sequence_ = 0;
   std::set<std::uint64_t> mapped_;
   wire::DescribeReply description_;

@@ -52,6 +52,9 @@ void print_listing_text(std::ostream& out) {
       out << "      supports only: " << describe_restrictions(kernel->supported_dims())
           << " (declared by the kernel)\n";
     }
+    if (kernel->alignment_bytes() > 0) {
+      out << "      requires " << kernel->alignment_bytes() << "-byte aligned buffers (declared by the kernel)\n";
+    }
     if (const TaskSpec* task = find_task(kernel->task_id())) {
       out << "     ";
       for (const KernelCase& kernel_case : cases_of(*kernel, *task)) out << " " << kernel_case.name;
@@ -105,6 +108,7 @@ void print_listing_json(std::ostream& out) {
     entry["allowed_operators"] = kernel->allowed_operators();
     Json& supports = entry["supports"] = Json::array();
     for (const auto& restriction : kernel->supported_dims()) supports.push_back(restriction.describe());
+    entry["alignment_bytes"] = kernel->alignment_bytes();
     Json& cases = entry["cases"] = Json::array();
     if (const TaskSpec* task = find_task(kernel->task_id())) {
       for (const KernelCase& kernel_case : cases_of(*kernel, *task)) {

@@ -174,6 +174,7 @@ int run_main_job(const MainJobOptions& options) {
     for (const DimRestriction& restriction : kernel.supported_dims()) {
       entry.supported_dims.push_back(restriction.describe());
     }
+    entry.alignment_bytes = kernel.alignment_bytes();
     entry.task_severity = to_string(task_verdicts[entry.task].severity);
     entry.task_reasons = task_verdicts[entry.task].reasons;
 

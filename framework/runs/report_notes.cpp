@@ -56,6 +56,11 @@ void add_kernel_notes(const KernelReport& kernel, std::vector<ReportNote>& notes
     for (const std::string& name : kernel.allowed_operators) names += " " + name;
     notes.push_back({id, " declares ATen operators:" + names});
   }
+  if (kernel.alignment_bytes > 0) {
+    notes.push_back({id, " requires " + std::to_string(kernel.alignment_bytes) +
+                             "-byte aligned buffers (declared by the kernel; its misaligned_pointers case "
+                             "offset every buffer by exactly that from any larger alignment)"});
+  }
   if (!kernel.supported_dims.empty()) {
     notes.push_back({id, " supports only " + joined(kernel.supported_dims) +
                              " (declared by the kernel; its cases and properties ran inside it)"});

@@ -107,6 +107,8 @@ KernelReport read_kernel(const JsonFields& fields) {
   }
   kernel.allowed_operators = fields.strings("allowed_operators");
   kernel.supported_dims = fields.strings("supports");
+  // Runs recorded before buffers' alignment was declarable have no field: none declared.
+  if (fields.has("alignment_bytes")) kernel.alignment_bytes = static_cast<std::int64_t>(fields.number("alignment_bytes"));
   for (const JsonFields& entry : fields.array("cases")) kernel.cases.cases.push_back(read_case(entry));
   kernel.cases.problems = fields.strings("problems");
   kernel.benchmark = read_benchmark(fields.object("benchmark"), kernel);

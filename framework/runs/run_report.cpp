@@ -311,6 +311,7 @@ std::string results_json(const RunReport& report) {
     for (const auto& [gate, reason] : kernel.waived_gates) waived[gate] = reason;
     entry["allowed_operators"] = kernel.allowed_operators;
     entry["supports"] = kernel.supported_dims;
+    entry["alignment_bytes"] = kernel.alignment_bytes;
     Json& cases = entry["cases"] = Json::array();
     // The case record's one writer is supervision/'s (its header leaves the JSON library out):
     // its text, parsed back, with the seventeen digits it keeps of milliseconds and scale.
@@ -542,6 +543,9 @@ std::string report_html(const RunReport& report) {
                   ? ""
                   : "<br><small>supports only " + html_escape(joined(kernel.supported_dims)) +
                         "</small>")
+          << (kernel.alignment_bytes > 0
+                  ? "<br><small>requires " + std::to_string(kernel.alignment_bytes) + "-byte aligned buffers</small>"
+                  : "")
           << "</td><td>" << kernel.device
           << "</td><td class=\"" << kernel.verdict() << "\">" << kernel.verdict()
           << (b.impossible ? " (impossible)" : "") << "</td><td>" << case_counts(kernel)

@@ -18,6 +18,8 @@ struct KernelReport {
   std::vector<std::string> allowed_operators;
   /// The dims the kernel declares it supports ("N % 4 == 0"): its results hold inside them only.
   std::vector<std::string> supported_dims;
+  /// The alignment the kernel declares its buffers need (requires_alignment), in bytes; 0: none.
+  std::int64_t alignment_bytes = 0;
   SupervisedRun cases;
   BenchmarkRecord benchmark;
   double seconds = 0;

@@ -116,6 +116,7 @@ RunReport synthetic_run() {
                  kernel_report("softmax", "slow", 2.0, 1.5, "passed"),
                  failing_kernel_report()};
   run.kernels[0].supported_dims = {"N % 4 == 0", "N <= 8192"};  // Every report must show them.
+  run.kernels[0].alignment_bytes = 16;  // Every report must show it too.
   KernelReport impossible = kernel_report("relu", "too_fast", 0.01, 1.0, "passed");
   impossible.benchmark.impossible = true;
   run.kernels.push_back(impossible);

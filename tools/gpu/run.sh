@@ -26,14 +26,14 @@ deps=/tmp/rkt-deps
 mkdir -p "$deps"
 for f in .gpu-deps/*.deb; do dpkg -x "$f" "$deps"; done
 export LD_LIBRARY_PATH="$deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-torch_prefix="$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')"
+torch_prefix="$(python3 -W ignore -c 'import torch; print(torch.utils.cmake_prefix_path)')"
 export TORCH_CUDA_ARCH_LIST="${TORCH_CUDA_ARCH_LIST:-9.0}"
 
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
   nvcc --version | tail -n 2
-  python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)'
+  python3 -W ignore -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda)'
   echo "command: bash tools/gpu/run.sh $*"
 } | tee "$out/machine.txt"
 

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "framework/base/number_text.h"
 #include "framework/base/file_access.h"
 #include "framework/base/utc_time.h"
 #include "framework/base/json_fields.h"
@@ -55,12 +56,8 @@ RatioInterval get_interval(const Fields& fields, const std::string& prefix) {
 
 // ---- Text helpers ---------------------------------------------------------------------------
 
-std::string fixed(double value, int digits) {
-  if (!std::isfinite(value) || value <= 0) return "-";
-  std::ostringstream text;
-  text << std::fixed << std::setprecision(digits) << value;
-  return text.str();
-}
+// A time or a speedup: "-" where none was measured (recorded as 0).
+std::string fixed(double value, int digits) { return value <= 0 ? "-" : fixed_digits(value, digits); }
 
 std::string html_escape(const std::string& text) {
   std::string escaped;

@@ -6,17 +6,13 @@
 #include <set>
 #include <sstream>
 
+#include "framework/base/number_text.h"
 #include "framework/supervision/case_records_json.h"
 
 namespace rkt {
 namespace {
 
-std::string fixed(double value, int digits) {
-  if (!std::isfinite(value)) return "-";
-  std::ostringstream text;
-  text << std::fixed << std::setprecision(digits) << value;
-  return text.str();
-}
+std::string fixed(double value, int digits) { return fixed_digits(value, digits); }
 
 // "N % 4 == 0, N <= 8192".
 std::string joined(const std::vector<std::string>& items) {

@@ -7,6 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "framework/base/number_text.h"
 #include "framework/base/option_parsing.h"
 #include "framework/runs/run_folder.h"
 #include "rkt/defaults.h"
@@ -14,12 +15,7 @@
 namespace rkt {
 namespace {
 
-std::string fixed(double value, int digits) {
-  if (!std::isfinite(value)) return "-";
-  std::ostringstream text;
-  text << std::fixed << std::setprecision(digits) << value;
-  return text.str();
-}
+std::string fixed(double value, int digits) { return fixed_digits(value, digits); }
 
 // "0.0123" with four significant digits, for medians in milliseconds.
 std::string significant(double value) {

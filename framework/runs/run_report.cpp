@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "framework/base/number_text.h"
 #include "framework/base/recorded_number.h"
 #include "framework/runs/report_notes.h"
 #include "framework/supervision/case_records_json.h"
@@ -19,12 +20,7 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-std::string fixed(double value, int digits) {
-  if (!std::isfinite(value)) return "-";
-  std::ostringstream text;
-  text << std::fixed << std::setprecision(digits) << value;
-  return text.str();
-}
+std::string fixed(double value, int digits) { return fixed_digits(value, digits); }
 
 // The file's text: two-space indents; bytes that are not UTF-8 (a kernel's message may carry
 // any) written as U+FFFD instead of refused.

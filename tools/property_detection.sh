@@ -21,6 +21,11 @@ out="$repo_root/docs/property_detection.md"
   echo "CUDA property time: the small-shape phase stops after kPropertySmallTrialsSecondsCuda (60 s),"
   echo "then kPropertyFullSizeTrialsCuda (3) trials at up to 2x the benchmark size; measure it on a GPU"
   echo "with \`rkt test --filter '*.property_shapes' --json\` (per-case milliseconds)."
+  echo "Classes from_1024 and from_4096 (wrong only from N = 1024 or 4096 up) are reached by the shape"
+  echo "property's last phase, whole_domain (kPropertyWholeDomainTrialsPerDim trials per domain dim, one"
+  echo "dim at a time to the domain's maximum or log-uniformly towards it, within kPropertyWholeDomainInputBudget*)."
+  echo "A pair at 0/100 is one the input budget keeps below the threshold (kb_l1_001.N: a square matmul's"
+  echo "two N x N inputs fit the CPU's 4 MiB only up to N = 724): not testable there at that budget."
   echo
   "$build_dir/bin/rkt_property_detection" "$@" 2>/dev/null
 } >"$out.tmp"

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "framework/runs/run_report.h"
@@ -23,6 +24,11 @@ struct ReportNoteLine {
 
 /// One note: "<subject><text>", the subject emphasised when the note is a reason for a FAIL.
 struct ReportNote {
+  ReportNote() = default;
+  ReportNote(std::string subject_, std::string text_, bool failure_ = false,
+             std::vector<ReportNoteLine> lines_ = {})
+      : subject(std::move(subject_)), text(std::move(text_)), failure(failure_), lines(std::move(lines_)) {}
+
   std::string subject;  ///< A kernel ("softmax/wrong") or a case ("softmax/wrong.property_dims").
   std::string text;     ///< What follows the subject, as written (a case's message may span lines).
   bool failure = false;

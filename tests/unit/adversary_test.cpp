@@ -242,7 +242,9 @@ TEST(BoundsKernels, OnAGpuEachCudaAdversaryIsCaughtByItsCaseAndTheControlsPass) 
   };
   for (const auto& [name, message] : caught) {
     expect_status(cases, name, "failed");
-    if (cases.count(name)) EXPECT_THAT(cases.at(name).message, HasSubstr(message)) << name;
+    if (cases.count(name)) {
+      EXPECT_THAT(cases.at(name).message, HasSubstr(message)) << name;
+    }
   }
   for (const auto& [name, record] : cases) {
     if (name.rfind("relu/cuda_own_scratch.", 0) == 0 || name.rfind("relu/cuda_float4_declared.", 0) == 0) {

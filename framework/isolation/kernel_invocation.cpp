@@ -82,17 +82,19 @@ KernelRun invoke_kernel(const KernelSpec& kernel, const std::vector<at::Tensor>&
   arm_redzones(staged);
   arm_redzones(run.outputs);
   ExecutedCall executed = execute_kernel(kernel, staged, run.outputs, stream_scope);
-  if (const std::optional<std::string> violation = redzone_violation(kernel.task_id(), staged, run.outputs)) {
-    throw OutOfBoundsWrite(*violation);
-  }
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    if (!staged[i].is_same(inputs[i])) inputs[i].copy_(staged[i]);
-  }
+  check_redzones(kernel.task_id(), staged, run.outputs);
+  return_staged_inputs(inputs, staged);
   if (kernel.returns_tensors()) run.outputs = std::move(executed.returned);
   run.operators = std::move(executed.operators);
   run.stream_milliseconds = executed.stream_milliseconds;
   run.call_start = executed.call_start;
   return run;
+}
+
+void return_staged_inputs(const std::vector<at::Tensor>& inputs, const std::vector<at::Tensor>& staged) {
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (!staged[i].is_same(inputs[i])) inputs[i].copy_(staged[i]);
+  }
 }
 
 std::string describe_call_failure(const std::exception& error) {

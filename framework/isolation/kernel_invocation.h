@@ -69,6 +69,11 @@ KernelRun invoke_kernel(const KernelSpec& kernel, const std::vector<at::Tensor>&
                         const std::vector<OutputSignature>& signatures,
                         const BufferPlacement& output_placement = {});
 
+/// Copies what the kernel left in the buffers `staged` (copies of `inputs` the kernel was handed
+/// where an input was not in a guarded buffer of its own) back into `inputs`, so that a kernel
+/// that writes its inputs is seen.
+void return_staged_inputs(const std::vector<at::Tensor>& inputs, const std::vector<at::Tensor>& staged);
+
 /// How a failed kernel call reads in a case message: "the kernel threw: <what>", or the
 /// harness's own finding for an OutOfBoundsWrite ("out-of-bounds write: ...").
 std::string describe_call_failure(const std::exception& error);

@@ -275,14 +275,8 @@ KernelRun invoke_in_worker(const KernelSpec& kernel, const std::vector<at::Tenso
   }
   if (reply.device_lost) discard_worker();
   release_confirmed();
-  if (!reply.device_lost) {
-    if (const std::optional<std::string> violation = redzone_violation(kernel.task_id(), staged, outputs)) {
-      throw OutOfBoundsWrite(*violation);
-    }
-  }
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    if (!staged[i].is_same(inputs[i])) inputs[i].copy_(staged[i]);
-  }
+  if (!reply.device_lost) check_redzones(kernel.task_id(), staged, outputs);
+  return_staged_inputs(inputs, staged);
   if (!reply.ok) throw std::runtime_error(reply.error);
   run.outputs = std::move(outputs);
   run.operators = std::move(reply.operators);

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <sstream>
 
@@ -90,7 +91,8 @@ std::vector<std::uint8_t> read_bytes(std::uintptr_t address, std::int64_t bytes,
   return out;
 }
 
-std::optional<Guarded> lookup(const at::Tensor& tensor) {
+// The guarded allocation whose data `tensor` is, with a fresh pattern key when `rearm`.
+std::optional<Guarded> lookup(const at::Tensor& tensor, bool rearm = false) {
   if (!tensor.defined() || tensor.data_ptr() == nullptr) return std::nullopt;
   Registry& guarded = registry();
   std::lock_guard<std::mutex> lock(guarded.mutex);
@@ -98,6 +100,7 @@ std::optional<Guarded> lookup(const at::Tensor& tensor) {
   if (found == guarded.by_data.end()) return std::nullopt;
   // The tensor must cover exactly the data (a view of part of it has no redzone of its own).
   if (static_cast<std::int64_t>(tensor.nbytes()) != found->second.layout.data_bytes) return std::nullopt;
+  if (rearm) found->second.pattern_key = mix(guarded.next_key++);
   return found->second;
 }
 
@@ -241,26 +244,18 @@ bool has_redzones(const at::Tensor& tensor) { return lookup(tensor).has_value();
 
 void arm_redzones(const std::vector<at::Tensor>& tensors) {
   for (const at::Tensor& tensor : tensors) {
-    if (!lookup(tensor)) continue;
-    Guarded armed;
-    {
-      Registry& guarded = registry();
-      std::lock_guard<std::mutex> lock(guarded.mutex);
-      Guarded& entry = guarded.by_data[reinterpret_cast<std::uintptr_t>(tensor.data_ptr())];
-      entry.pattern_key = mix(guarded.next_key++);
-      armed = entry;
-    }
-    const GuardedLayout& layout = armed.layout;
-    write_bytes(armed.base, pattern(armed.pattern_key, 0, layout.data_offset), tensor.device());
-    write_bytes(armed.base + static_cast<std::uintptr_t>(layout.data_offset + layout.data_bytes),
-                pattern(armed.pattern_key, 1, layout.total_bytes - layout.data_offset - layout.data_bytes),
+    const std::optional<Guarded> armed = lookup(tensor, /*rearm=*/true);
+    if (!armed) continue;
+    const GuardedLayout& layout = armed->layout;
+    write_bytes(armed->base, pattern(armed->pattern_key, 0, layout.data_offset), tensor.device());
+    write_bytes(armed->base + static_cast<std::uintptr_t>(layout.data_offset + layout.data_bytes),
+                pattern(armed->pattern_key, 1, layout.total_bytes - layout.data_offset - layout.data_bytes),
                 tensor.device());
   }
 }
 
-std::optional<std::string> redzone_violation(const std::string& task_id,
-                                             const std::vector<at::Tensor>& inputs,
-                                             const std::vector<at::Tensor>& outputs) {
+void check_redzones(const std::string& task_id, const std::vector<at::Tensor>& inputs,
+                    const std::vector<at::Tensor>& outputs) {
   for (const auto* group : {&outputs, &inputs}) {
     for (std::size_t i = 0; i < group->size(); ++i) {
       const std::optional<Guarded> guarded = lookup((*group)[i]);
@@ -269,14 +264,13 @@ std::optional<std::string> redzone_violation(const std::string& task_id,
         const std::string changed = changed_side(*guarded, side, (*group)[i].device());
         if (changed.empty()) continue;
         const std::size_t bar = changed.find('|');
-        return "out-of-bounds write: the kernel changed " + changed.substr(0, bar) + " " +
-               buffer_name(task_id, group == &inputs, i) + " " + changed.substr(bar + 1) +
-               "; every buffer has a " + std::to_string(defaults::kRedzoneBytes) +
-               "-byte redzone on each side, armed with a fresh pattern before each call";
+        throw OutOfBoundsWrite("out-of-bounds write: the kernel changed " + changed.substr(0, bar) + " " +
+                               buffer_name(task_id, group == &inputs, i) + " " + changed.substr(bar + 1) +
+                               "; every buffer has a " + std::to_string(defaults::kRedzoneBytes) +
+                               "-byte redzone on each side, armed with a fresh pattern before each call");
       }
     }
   }
-  return std::nullopt;
 }
 
 }  // namespace rkt

@@ -11,7 +11,6 @@
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -67,16 +66,15 @@ bool has_redzones(const at::Tensor& tensor);
 /// Fills the redzones of every guarded tensor among `tensors` with a fresh pattern.
 void arm_redzones(const std::vector<at::Tensor>& tensors);
 
-/// After a call: the first buffer whose redzone changed, described ("out-of-bounds write: the
-/// kernel changed 4 bytes after the end of output 'y' (bytes +0 to +3 past its last byte)"),
-/// or nothing. Inputs are named by `task_id`'s names when the task is registered.
-std::optional<std::string> redzone_violation(const std::string& task_id,
-                                             const std::vector<at::Tensor>& inputs,
-                                             const std::vector<at::Tensor>& outputs);
-
 /// Thrown by a kernel call whose redzones changed.
 struct OutOfBoundsWrite : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+/// After a call: throws OutOfBoundsWrite describing the first buffer whose redzone changed
+/// ("out-of-bounds write: the kernel changed 4 bytes after the end of output 'y' (bytes +0 to +3
+/// past its last byte)"). Inputs are named by `task_id`'s names when the task is registered.
+void check_redzones(const std::string& task_id, const std::vector<at::Tensor>& inputs,
+                    const std::vector<at::Tensor>& outputs);
 
 }  // namespace rkt

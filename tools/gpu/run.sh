@@ -45,6 +45,13 @@ cmake -S . -B "$build" -DCMAKE_PREFIX_PATH="$torch_prefix;$deps/usr" \
 cmake --build "$build" -j "$(nproc)" >"$out/build.log" 2>&1 || { tail -n 60 "$out/build.log"; exit 1; }
 echo "configure + build: $(($(date +%s) - start)) s"
 
+# The shipped CUDA kernels' ids ("task/kernel"), one per line.
+cuda_kernel_ids() {
+  "$build/bin/rkt" list --json | python3 -c 'import json,sys
+for k in json.load(sys.stdin)["kernels"]:
+    if k["device"] == "cuda": print(k["task"] + "/" + k["id"])'
+}
+
 if [[ " $steps " == *" ctest "* ]]; then
   start=$(date +%s)
   ctest --test-dir "$build" --output-on-failure -j 4 ${1:+-R "$1"} >"$out/ctest.log" 2>&1
@@ -99,9 +106,7 @@ if [[ " $steps " == *" speed "* ]]; then
   # RKT_SPEED_TOTAL_LIMIT s (default 420) so that the call fits a device lease.
   mkdir -p "$out/speed"
   : >"$out/speed/times.tsv"
-  "$build/bin/rkt" list --json | python3 -c 'import json,sys
-for k in json.load(sys.stdin)["kernels"]:
-    if k["device"] == "cuda": print(k["task"] + "/" + k["id"])' >"$out/speed/kernels.txt"
+  cuda_kernel_ids >"$out/speed/kernels.txt"
   speed_start=$(date +%s)
   n=0
   while read -r kernel; do
@@ -144,8 +149,7 @@ if [[ " $steps " == *" bounds "* ]]; then
   # Per kernel (RKT_SANITIZER_KERNELS, default every shipped CUDA kernel), within
   # RKT_SANITIZER_LIMIT s in all (default 400).
   mkdir -p "$out/sanitizer"
-  kernels="${RKT_SANITIZER_KERNELS:-$("$build/bin/rkt" list --json | python3 -c 'import json,sys
-print(" ".join(k["task"] + "/" + k["id"] for k in json.load(sys.stdin)["kernels"] if k["device"] == "cuda"))')}"
+  kernels="${RKT_SANITIZER_KERNELS:-$(cuda_kernel_ids)}"
   start=$(date +%s)
   n=0
   for kernel in $kernels; do

@@ -52,6 +52,29 @@ __global__ void relu_shuffle_exited_lanes(const float* x, float* y, long long n)
   y[i] = relu(v) + 0.0f * neighbour * 0.0f;
 }
 
+// The common real-kernel form of a divergent barrier: the barrier sits inside the bounds check,
+// so the threads past the end (the last block's tail, part of one warp and whole warps) never
+// reach it.
+__global__ void relu_barrier_inside_bounds_check(const float* x, float* y, long long n) {
+  __shared__ float tile[kThreads];
+  const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  if (i < n) {
+    tile[threadIdx.x] = x[i];
+    __syncthreads();
+    y[i] = relu(tile[threadIdx.x]);
+  }
+}
+
+// A warp barrier whose mask leaves out one of its callers: lanes 0-16 call __syncwarp with the
+// mask of lanes 0-15 (lane 16 is not in the mask it passes).
+__global__ void relu_syncwarp_mask_without_caller(const float* x, float* y, long long n) {
+  const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
+  const unsigned lane = threadIdx.x & 31u;
+  const unsigned low_lanes = __ballot_sync(0xffffffffu, lane < 16u);
+  if (lane <= 16u) __syncwarp(low_lanes);
+  if (i < n) y[i] = relu(x[i]);
+}
+
 // Each thread writes its shared slot and reads one written by another warp, with no barrier
 // between: a race (racecheck does not report one inside a warp).
 __global__ void relu_shared_race(const float* x, float* y, long long n) {
@@ -143,6 +166,10 @@ ROBUST_KERNEL_TEST(relu, cuda_divergent_barrier, launch_elementwise<relu_diverge
     .describe("half of each warp skips a block barrier (synccheck)");
 ROBUST_KERNEL_TEST(relu, cuda_shuffle_exited_lanes, launch_elementwise<relu_shuffle_exited_lanes>)
     .describe("shuffles with a full mask after lanes past the end have exited (synccheck)");
+ROBUST_KERNEL_TEST(relu, cuda_barrier_inside_bounds_check, launch_elementwise<relu_barrier_inside_bounds_check>)
+    .describe("a block barrier inside the bounds check: the tail's threads skip it (synccheck)");
+ROBUST_KERNEL_TEST(relu, cuda_syncwarp_mask_without_caller, launch_elementwise<relu_syncwarp_mask_without_caller>)
+    .describe("__syncwarp called by a lane its mask leaves out (synccheck)");
 ROBUST_KERNEL_TEST(relu, cuda_shared_race, launch_elementwise<relu_shared_race>)
     .describe("reads a neighbour's shared slot without a barrier (racecheck)");
 ROBUST_KERNEL_TEST(relu, cuda_reads_uninitialised, reads_uninitialised)

@@ -236,6 +236,8 @@ TEST(BoundsKernels, OnAGpuEachCudaAdversaryIsCaughtByItsCaseAndTheControlsPass) 
       {"relu/cuda_reads_past_end.sanitizer_memcheck", "Invalid __global__ read"},
       {"relu/cuda_divergent_barrier.sanitizer_synccheck", "compute-sanitizer synccheck found"},
       {"relu/cuda_shuffle_exited_lanes.sanitizer_synccheck", "compute-sanitizer synccheck found"},
+      {"relu/cuda_barrier_inside_bounds_check.sanitizer_synccheck", "compute-sanitizer synccheck found"},
+      {"relu/cuda_syncwarp_mask_without_caller.sanitizer_synccheck", "compute-sanitizer synccheck found"},
       {"relu/cuda_shared_race.sanitizer_racecheck", "compute-sanitizer racecheck found"},
       {"relu/cuda_reads_uninitialised.sanitizer_initcheck", "compute-sanitizer initcheck found"},
       {"relu/cuda_float4_undeclared.integrity_misaligned_pointers", "misaligned"},

@@ -142,8 +142,24 @@ fi
 if [[ " $steps " == *" bounds "* ]]; then
   # Issue 19 on the GPU: every CUDA bounds adversary caught by its case, the controls passing
   # (rkt_selftest BoundsKernels.*), then the sanitizer cases' cost per shipped CUDA kernel.
+  # First every adversary case alone, each within its own timeout, as a table (what each tool
+  # reports on this GPU), then the selftest that asserts the expected verdicts.
   start=$(date +%s)
-  "$build/bin/rkt_selftest" --gtest_filter='BoundsKernels.*' >"$out/bounds_selftest.log" 2>&1
+  timeout 400 "$build/bin/rkt_adversaries" test --timeout 60 --json \
+    --filter 'relu/cuda_*.sanitizer_*:relu/cuda_float4_*.integrity_misaligned_pointers:relu/fault_one_past_end.correctness_x1' \
+    >"$out/bounds_cases.json" 2>"$out/bounds_cases.log"
+  echo "bounds cases: exit $?, $(($(date +%s) - start)) s"
+  python3 - "$out/bounds_cases.json" <<'PY' | tee "$out/bounds_cases.txt"
+import json, sys
+try:
+    cases = json.load(open(sys.argv[1]))["cases"]
+except Exception as error:
+    sys.exit(f"no JSON: {error}")
+for case in cases:
+    print(f'{case["name"]:<66} {case["status"]:<8} {case.get("milliseconds", 0):>7.0f} ms  {case["message"][:260]!r}')
+PY
+  start=$(date +%s)
+  timeout 420 "$build/bin/rkt_selftest" --gtest_filter='BoundsKernels.*' >"$out/bounds_selftest.log" 2>&1
   echo "bounds selftest: exit $?, $(($(date +%s) - start)) s"
   grep -E "^\[ +(OK|FAILED|SKIPPED) +\]|Failure|Expected|Which is|actual" "$out/bounds_selftest.log" | head -n 40
   # Per kernel (RKT_SANITIZER_KERNELS, default every shipped CUDA kernel), within

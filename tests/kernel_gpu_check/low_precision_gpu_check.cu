@@ -1,0 +1,284 @@
+// low_precision_gpu_check.cu: a standalone check of the bf16 / fp16 CUDA kernels' headers
+// (flash_attention.cuh, bf16_gemm.cuh) on a real GPU, without the framework: random inputs, a
+// float64 CPU reference from the same rounded inputs, the same tolerances as the CPU emulation
+// tests, then CUDA-event timings at benchmark sizes. For a first look at a GPU machine before the
+// tasks exist; the verdict that counts is `rkt test` (see docs). Build and run on the GPU host,
+// from the repository root:
+//   nvcc -std=c++17 -arch=sm_90 -O3 -Ikernels/cuda -o /tmp/lp_check
+//     tests/kernel_gpu_check/low_precision_gpu_check.cu && /tmp/lp_check
+// Exit status 1 when any check fails.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bf16_gemm.cuh"
+#include "flash_attention.cuh"
+
+namespace {
+
+namespace lp = rkt::cuda_kernels::low_precision;
+namespace flash = rkt::cuda_kernels::flash;
+namespace gemm = rkt::cuda_kernels::bf16_gemm;
+
+int failures = 0;
+
+#define CHECK_CUDA(x)                                                                  \
+  do {                                                                                 \
+    cudaError_t e = (x);                                                               \
+    if (e != cudaSuccess) {                                                            \
+      std::printf("CUDA error %s at %s:%d: %s\n", #x, __FILE__, __LINE__,              \
+                  cudaGetErrorString(e));                                              \
+      std::exit(2);                                                                    \
+    }                                                                                  \
+  } while (0)
+
+// Host-side conversions (the same bit rules as the device).
+float bf16_to_float(std::uint16_t h) {
+  const unsigned u = unsigned{h} << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+std::uint16_t float_to_bf16(float x) {
+  unsigned u;
+  std::memcpy(&u, &x, 4);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<std::uint16_t>((u >> 16) | 0x40u);
+  return static_cast<std::uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+float fp16_to_float(std::uint16_t h) { return __half2float(__ushort_as_half(h)); }
+std::uint16_t float_to_fp16(float x) { return __half_as_ushort(__float2half_rn(x)); }
+
+template <class Format>
+float host_to_float(std::uint16_t h) {
+  return Format::kIsBf16 ? bf16_to_float(h) : fp16_to_float(h);
+}
+template <class Format>
+std::uint16_t host_from_float(float x) {
+  return Format::kIsBf16 ? float_to_bf16(x) : float_to_fp16(x);
+}
+
+template <class Format>
+std::vector<std::uint16_t> random_values(std::size_t n, unsigned seed, float scale) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal(0.0f, scale);
+  std::vector<std::uint16_t> v(n);
+  for (auto& x : v) x = host_from_float<Format>(normal(rng));
+  return v;
+}
+
+struct DeviceBuffer {
+  void* base = nullptr;
+  std::size_t bytes = 0;
+  explicit DeviceBuffer(std::size_t b) : bytes(b) { CHECK_CUDA(cudaMalloc(&base, b + 64)); }
+  ~DeviceBuffer() { cudaFree(base); }
+  std::uint16_t* at(std::size_t lead) { return static_cast<std::uint16_t*>(base) + lead; }
+};
+
+// Runs fn(i) for i in [0, n) on all host cores.
+template <class Fn>
+void parallel_for(std::int64_t n, Fn fn) {
+  const int workers = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::thread> pool;
+  for (int w = 0; w < workers; ++w)
+    pool.emplace_back([&, w] {
+      for (std::int64_t i = w; i < n; i += workers) fn(i);
+    });
+  for (auto& t : pool) t.join();
+}
+
+// Element check: |out - ref| <= tol (rms(ref) + |ref|); reports the worst.
+void compare(const std::string& name, const std::vector<float>& out,
+             const std::vector<double>& ref, double tol) {
+  double ss = 0;
+  for (double r : ref) ss += r * r;
+  const double rms = std::sqrt(ss / std::max<std::size_t>(1, ref.size()));
+  std::size_t bad = 0;
+  double worst = 0;
+  std::size_t worst_i = 0;
+  for (std::size_t i = 0; i < ref.size(); ++i) {
+    const double err = std::fabs(out[i] - ref[i]) / (rms + std::fabs(ref[i]));
+    if (!(err <= tol)) ++bad;
+    if (!(err <= worst)) {
+      worst = err;
+      worst_i = i;
+    }
+  }
+  std::printf("%-4s %s: worst %.3g of tol %.3g at %zu (got %g, ref %g), %zu bad of %zu\n",
+              bad ? "FAIL" : "ok", name.c_str(), worst, tol, worst_i,
+              ref.empty() ? 0.0 : out[worst_i], ref.empty() ? 0.0 : ref[worst_i], bad, ref.size());
+  if (bad) ++failures;
+}
+
+template <class Format, int kD, bool kCausal>
+void check_attention(std::int64_t B, std::int64_t H, std::int64_t G, std::int64_t S,
+                     std::size_t lead, float scale) {
+  const std::size_t qn = B * H * S * kD, kvn = B * G * S * kD;
+  auto q = random_values<Format>(qn, 11, scale), k = random_values<Format>(kvn, 12, scale),
+       v = random_values<Format>(kvn, 13, 1.0f);
+  DeviceBuffer dq(qn * 2), dk(kvn * 2), dv(kvn * 2), dout(qn * 2);
+  CHECK_CUDA(cudaMemcpy(dq.at(lead), q.data(), qn * 2, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(dk.at(lead), k.data(), kvn * 2, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(dv.at(lead), v.data(), kvn * 2, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemset(dout.base, 0xff, qn * 2 + 64));  // NaN everywhere
+  const flash::Params p{dq.at(lead), dk.at(lead), dv.at(lead), dout.at(lead), B, H, G, S,
+                        flash::kLog2e / std::sqrt(float(kD))};
+  CHECK_CUDA((flash::launch_flash_attention<Format, kD, kCausal>(p, nullptr)));
+  CHECK_CUDA(cudaDeviceSynchronize());
+  std::vector<std::uint16_t> o(qn);
+  CHECK_CUDA(cudaMemcpy(o.data(), dout.at(lead), qn * 2, cudaMemcpyDeviceToHost));
+  std::vector<float> out(qn);
+  for (std::size_t i = 0; i < qn; ++i) out[i] = host_to_float<Format>(o[i]);
+  std::vector<double> ref(qn);
+  parallel_for(B * H * S, [&](std::int64_t row) {
+    const std::int64_t i = row % S, bh = row / S, b = bh / H, h = bh % H, kv = h / (H / G);
+    const std::size_t qo = (bh * S + i) * kD, ko = (b * G + kv) * S * kD;
+    const std::int64_t visible = kCausal ? i + 1 : S;
+    std::vector<double> w(visible);
+    double mx = -INFINITY;
+    for (std::int64_t j = 0; j < visible; ++j) {
+      double dot = 0;
+      for (int d = 0; d < kD; ++d)
+        dot += double(host_to_float<Format>(q[qo + d])) * host_to_float<Format>(k[ko + j * kD + d]);
+      w[j] = dot / std::sqrt(double(kD));
+      mx = std::max(mx, w[j]);
+    }
+    double sum = 0;
+    for (double& x : w) sum += (x = std::exp(x - mx));
+    for (int d = 0; d < kD; ++d) {
+      double acc = 0;
+      for (std::int64_t j = 0; j < visible; ++j) acc += w[j] * host_to_float<Format>(v[ko + j * kD + d]);
+      ref[qo + d] = acc / sum;
+    }
+  });
+  char name[160];
+  std::snprintf(name, sizeof name, "attention %s D=%d%s B=%ld H=%ld G=%ld S=%ld lead=%zu x%.0f",
+                Format::kIsBf16 ? "bf16" : "fp16", kD, kCausal ? " causal" : "", long(B), long(H),
+                long(G), long(S), lead, scale);
+  compare(name, out, ref, Format::kIsBf16 ? 1e-2 : 2.5e-3);
+}
+
+template <class Format>
+void check_gemm(std::int64_t M, std::int64_t N, std::int64_t K, std::size_t lead) {
+  auto a = random_values<Format>(M * K, 21, 1.0f), b = random_values<Format>(K * N, 22, 1.0f),
+       bias = random_values<Format>(N, 23, 1.0f);
+  DeviceBuffer da(M * K * 2), db(K * N * 2), dbias(N * 2), dy(M * N * 2);
+  CHECK_CUDA(cudaMemcpy(da.at(lead), a.data(), M * K * 2, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(db.at(lead), b.data(), K * N * 2, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(dbias.at(lead), bias.data(), N * 2, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemset(dy.base, 0xff, M * N * 2 + 64));
+  const gemm::Params p{da.at(lead), db.at(lead), dbias.at(lead), dy.at(lead), M, N, K};
+  CHECK_CUDA(gemm::launch_bias_gelu_gemm<Format>(p, nullptr));
+  CHECK_CUDA(cudaDeviceSynchronize());
+  std::vector<std::uint16_t> y(M * N);
+  CHECK_CUDA(cudaMemcpy(y.data(), dy.at(lead), M * N * 2, cudaMemcpyDeviceToHost));
+  std::vector<float> out(M * N);
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = host_to_float<Format>(y[i]);
+  std::vector<float> af(M * K), bt(K * N);
+  for (std::size_t i = 0; i < af.size(); ++i) af[i] = host_to_float<Format>(a[i]);
+  for (std::int64_t q = 0; q < K; ++q)
+    for (std::int64_t j = 0; j < N; ++j) bt[j * K + q] = host_to_float<Format>(b[q * N + j]);
+  std::vector<double> ref(M * N);
+  parallel_for(M, [&](std::int64_t i) {
+    for (std::int64_t j = 0; j < N; ++j) {
+      double s = host_to_float<Format>(bias[j]);
+      for (std::int64_t q = 0; q < K; ++q) s += double(af[i * K + q]) * bt[j * K + q];
+      ref[i * N + j] = 0.5 * s * (1.0 + std::erf(s / std::sqrt(2.0)));
+    }
+  });
+  char name[160];
+  std::snprintf(name, sizeof name, "gemm %s M=%ld N=%ld K=%ld lead=%zu%s",
+                Format::kIsBf16 ? "bf16" : "fp16", long(M), long(N), long(K), lead,
+                gemm::copies_aligned(p) ? " (cp.async)" : " (2-byte staging)");
+  compare(name, out, ref, Format::kIsBf16 ? 8e-3 : 2e-3);
+}
+
+template <class Launch>
+float time_ms(Launch launch) {
+  cudaEvent_t start, stop;
+  CHECK_CUDA(cudaEventCreate(&start));
+  CHECK_CUDA(cudaEventCreate(&stop));
+  for (int i = 0; i < 3; ++i) launch();
+  CHECK_CUDA(cudaDeviceSynchronize());
+  constexpr int kReps = 20;
+  CHECK_CUDA(cudaEventRecord(start));
+  for (int i = 0; i < kReps; ++i) launch();
+  CHECK_CUDA(cudaEventRecord(stop));
+  CHECK_CUDA(cudaEventSynchronize(stop));
+  float ms = 0;
+  CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
+  return ms / kReps;
+}
+
+template <class Format, int kD, bool kCausal>
+void time_attention(std::int64_t B, std::int64_t H, std::int64_t G, std::int64_t S) {
+  const std::size_t qn = B * H * S * kD, kvn = B * G * S * kD;
+  auto q = random_values<Format>(qn, 1, 1.0f);
+  DeviceBuffer dq(qn * 2), dk(kvn * 2), dv(kvn * 2), dout(qn * 2);
+  CHECK_CUDA(cudaMemcpy(dq.at(0), q.data(), qn * 2, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(dk.at(0), q.data(), kvn * 2, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(dv.at(0), q.data(), kvn * 2, cudaMemcpyHostToDevice));
+  const flash::Params p{dq.at(0), dk.at(0), dv.at(0), dout.at(0), B, H, G, S,
+                        flash::kLog2e / std::sqrt(float(kD))};
+  const float ms = time_ms([&] { CHECK_CUDA((flash::launch_flash_attention<Format, kD, kCausal>(p, nullptr))); });
+  const double flops = 4.0 * B * H * double(S) * S * kD * (kCausal ? 0.5 : 1.0);
+  std::printf("time attention %s D=%d%s B=%ld H=%ld G=%ld S=%ld: %.3f ms, %.1f TFLOP/s (%.1f%% of 790)\n",
+              Format::kIsBf16 ? "bf16" : "fp16", kD, kCausal ? " causal" : "", long(B), long(H),
+              long(G), long(S), ms, flops / ms / 1e9, flops / ms / 1e9 / 7.9);
+}
+
+template <class Format>
+void time_gemm(std::int64_t M, std::int64_t N, std::int64_t K) {
+  auto a = random_values<Format>(std::max(M * K, K * N), 1, 1.0f);
+  DeviceBuffer da(M * K * 2), db(K * N * 2), dbias(N * 2), dy(M * N * 2);
+  CHECK_CUDA(cudaMemcpy(da.at(0), a.data(), M * K * 2, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(db.at(0), a.data(), K * N * 2, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(dbias.at(0), a.data(), N * 2, cudaMemcpyHostToDevice));
+  const gemm::Params p{da.at(0), db.at(0), dbias.at(0), dy.at(0), M, N, K};
+  const float ms = time_ms([&] { CHECK_CUDA(gemm::launch_bias_gelu_gemm<Format>(p, nullptr)); });
+  const double flops = 2.0 * M * N * double(K);
+  std::printf("time gemm %s %ldx%ldx%ld: %.3f ms, %.1f TFLOP/s (%.1f%% of 790)\n",
+              Format::kIsBf16 ? "bf16" : "fp16", long(M), long(N), long(K), ms, flops / ms / 1e9,
+              flops / ms / 1e9 / 7.9);
+}
+
+}  // namespace
+
+int main() {
+  using lp::Bf16Format;
+  using lp::Fp16Format;
+  check_attention<Bf16Format, 64, false>(1, 2, 2, 1, 0, 1);
+  check_attention<Bf16Format, 64, false>(2, 4, 1, 200, 0, 1);
+  check_attention<Bf16Format, 128, true>(1, 8, 2, 257, 0, 1);
+  check_attention<Fp16Format, 128, false>(1, 4, 4, 512, 0, 1);
+  check_attention<Fp16Format, 64, true>(2, 4, 4, 100, 0, 1);
+  check_attention<Bf16Format, 128, true>(1, 4, 1, 130, 1, 1);
+  check_attention<Fp16Format, 64, false>(1, 2, 1, 64, 1, 1);
+  check_attention<Bf16Format, 64, true>(1, 2, 2, 300, 0, 12);
+  check_attention<Fp16Format, 128, true>(1, 2, 2, 1000, 0, 3);
+  check_gemm<Bf16Format>(512, 512, 512, 0);
+  check_gemm<Fp16Format>(1000, 1032, 264, 0);
+  check_gemm<Bf16Format>(257, 300, 520, 0);
+  check_gemm<Fp16Format>(129, 136, 72, 1);
+  check_gemm<Bf16Format>(3, 5, 7, 0);
+  check_gemm<Bf16Format>(2048, 1024, 4096, 0);
+  std::printf("%d check(s) failed\n", failures);
+
+  time_gemm<Bf16Format>(4096, 4096, 4096);
+  time_gemm<Fp16Format>(4096, 4096, 4096);
+  time_gemm<Bf16Format>(8192, 8192, 8192);
+  time_attention<Bf16Format, 128, false>(4, 32, 32, 4096);
+  time_attention<Bf16Format, 128, true>(4, 32, 32, 4096);
+  time_attention<Bf16Format, 128, true>(4, 32, 8, 4096);
+  time_attention<Bf16Format, 64, false>(4, 32, 32, 4096);
+  time_attention<Fp16Format, 128, true>(4, 32, 8, 4096);
+  time_attention<Bf16Format, 128, true>(8, 16, 4, 1000);
+  return failures ? 1 : 0;
+}

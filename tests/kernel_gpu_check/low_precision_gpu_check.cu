@@ -1,5 +1,6 @@
 // low_precision_gpu_check.cu: a standalone check of the bf16 / fp16 CUDA kernels' headers
-// (flash_attention.cuh, bf16_gemm.cuh) on a real GPU, without the framework: random inputs, a
+// (flash_attention.cuh, bf16_gemm.cuh, low_precision_rows.cuh, low_precision_elementwise.cuh) on a
+// real GPU, without the framework: random inputs, a
 // float64 CPU reference from the same rounded inputs, the same tolerances as the CPU emulation
 // tests, then CUDA-event timings at benchmark sizes. For a first look at a GPU machine before the
 // tasks exist; the verdict that counts is `rkt test` (see docs). Build and run on the GPU host,
@@ -21,6 +22,8 @@
 
 #include "bf16_gemm.cuh"
 #include "flash_attention.cuh"
+#include "low_precision_elementwise.cuh"
+#include "low_precision_rows.cuh"
 
 namespace {
 
@@ -249,6 +252,113 @@ void time_gemm(std::int64_t M, std::int64_t N, std::int64_t K) {
               flops / ms / 1e9 / 7.9);
 }
 
+
+namespace rows = rkt::cuda_kernels::low_precision_rows;
+namespace ew = rkt::cuda_kernels::low_precision_elementwise;
+
+enum class RowOp { softmax, layernorm, rmsnorm, cross_entropy, gelu, silu };
+const char* name_of(RowOp op) {
+  switch (op) {
+    case RowOp::softmax: return "softmax";
+    case RowOp::layernorm: return "layernorm";
+    case RowOp::rmsnorm: return "rmsnorm";
+    case RowOp::cross_entropy: return "cross_entropy";
+    case RowOp::gelu: return "gelu";
+    case RowOp::silu: return "silu";
+  }
+  return "?";
+}
+
+// Runs one row / elementwise kernel on [R, N] inputs of the given scale, offset by `lead`
+// elements; returns the milliseconds per call when `timed`.
+template <class Format>
+float run_rows(RowOp op, std::int64_t R, std::int64_t N, std::size_t lead, float scale, bool check,
+               bool timed) {
+  const std::size_t n = R * N;
+  auto x = random_values<Format>(n, 31, scale), w = random_values<Format>(N, 32, 1.0f),
+       b = random_values<Format>(N, 33, 1.0f);
+  std::vector<std::int64_t> target(R);
+  for (std::int64_t r = 0; r < R; ++r) target[r] = (r * 7919) % N;
+  DeviceBuffer dx(n * 2), dw(N * 2), db(N * 2), dy(n * 4), dt(R * 8);
+  CHECK_CUDA(cudaMemcpy(dx.at(lead), x.data(), n * 2, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(dw.at(lead), w.data(), N * 2, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(db.at(lead), b.data(), N * 2, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(dt.base, target.data(), R * 8, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemset(dy.base, 0xff, n * 4 + 64));
+  float* loss = reinterpret_cast<float*>(dy.base);
+  const auto launch = [&] {
+    switch (op) {
+      case RowOp::softmax: CHECK_CUDA(rows::launch_softmax<Format>(dx.at(lead), dy.at(lead), R, N, nullptr)); break;
+      case RowOp::layernorm:
+        CHECK_CUDA((rows::launch_norm<Format, false>(dx.at(lead), dw.at(lead), db.at(lead), dy.at(lead), R, N, nullptr)));
+        break;
+      case RowOp::rmsnorm:
+        CHECK_CUDA((rows::launch_norm<Format, true>(dx.at(lead), dw.at(lead), nullptr, dy.at(lead), R, N, nullptr)));
+        break;
+      case RowOp::cross_entropy:
+        CHECK_CUDA(rows::launch_cross_entropy<Format>(dx.at(lead), static_cast<const std::int64_t*>(dt.base), loss, R, N, nullptr));
+        break;
+      case RowOp::gelu: CHECK_CUDA((ew::launch_elementwise<Format, ew::Gelu>(dx.at(lead), dy.at(lead), n, nullptr))); break;
+      case RowOp::silu: CHECK_CUDA((ew::launch_elementwise<Format, ew::Silu>(dx.at(lead), dy.at(lead), n, nullptr))); break;
+    }
+  };
+  float ms = 0;
+  if (timed) {
+    ms = time_ms(launch);
+    const double bytes = op == RowOp::cross_entropy ? n * 2.0 + R * 12.0 : n * 4.0;
+    std::printf("time %s %s %ldx%ld: %.4f ms, %.0f GB/s (%.1f%% of 4.0 TB/s)\n", name_of(op),
+                Format::kIsBf16 ? "bf16" : "fp16", long(R), long(N), ms, bytes / ms / 1e6,
+                bytes / ms / 1e6 / 40.0);
+  }
+  if (!check) return ms;
+  launch();
+  CHECK_CUDA(cudaDeviceSynchronize());
+  std::vector<double> ref(op == RowOp::cross_entropy ? R : n);
+  std::vector<float> out(ref.size());
+  if (op == RowOp::cross_entropy) {
+    CHECK_CUDA(cudaMemcpy(out.data(), loss, R * 4, cudaMemcpyDeviceToHost));
+  } else {
+    std::vector<std::uint16_t> y(n);
+    CHECK_CUDA(cudaMemcpy(y.data(), dy.at(lead), n * 2, cudaMemcpyDeviceToHost));
+    for (std::size_t i = 0; i < n; ++i) out[i] = host_to_float<Format>(y[i]);
+  }
+  const auto X = [&](std::int64_t r, std::int64_t j) { return double(host_to_float<Format>(x[r * N + j])); };
+  parallel_for(R, [&](std::int64_t r) {
+    if (op == RowOp::gelu || op == RowOp::silu) {
+      for (std::int64_t j = 0; j < N; ++j) {
+        const double v = X(r, j);
+        ref[r * N + j] = op == RowOp::gelu ? 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))) : v / (1 + std::exp(-v));
+      }
+      return;
+    }
+    double mx = -INFINITY, sum = 0, sq = 0;
+    for (std::int64_t j = 0; j < N; ++j) mx = std::max(mx, X(r, j)), sum += X(r, j);
+    const double mean = sum / N;
+    for (std::int64_t j = 0; j < N; ++j) sq += op == RowOp::rmsnorm ? X(r, j) * X(r, j) : (X(r, j) - mean) * (X(r, j) - mean);
+    double se = 0;
+    for (std::int64_t j = 0; j < N; ++j) se += std::exp(X(r, j) - mx);
+    if (op == RowOp::cross_entropy) {
+      ref[r] = mx + std::log(se) - X(r, target[r]);
+      return;
+    }
+    for (std::int64_t j = 0; j < N; ++j) {
+      const double wj = host_to_float<Format>(w[j]), bj = host_to_float<Format>(b[j]);
+      double v = 0;
+      if (op == RowOp::softmax) v = std::exp(X(r, j) - mx) / se;
+      if (op == RowOp::layernorm) v = (X(r, j) - mean) / std::sqrt(sq / N + 1e-5) * wj + bj;
+      if (op == RowOp::rmsnorm) v = X(r, j) / std::sqrt(sq / N + 1e-6) * wj;
+      ref[r * N + j] = v;
+    }
+  });
+  char label[160];
+  std::snprintf(label, sizeof label, "%s %s R=%ld N=%ld lead=%zu x%g", name_of(op),
+                Format::kIsBf16 ? "bf16" : "fp16", long(R), long(N), lead, scale);
+  // Output rounding (2^-9 / 2^-11 relative) dominates; cross-entropy's fp32 loss is tighter.
+  const double tol = op == RowOp::cross_entropy ? 1e-4 : (Format::kIsBf16 ? 8e-3 : 2e-3);
+  compare(label, out, ref, tol);
+  return ms;
+}
+
 }  // namespace
 
 int main() {
@@ -269,7 +379,26 @@ int main() {
   check_gemm<Fp16Format>(129, 136, 72, 1);
   check_gemm<Bf16Format>(3, 5, 7, 0);
   check_gemm<Bf16Format>(2048, 1024, 4096, 0);
+
+  for (RowOp op : {RowOp::softmax, RowOp::layernorm, RowOp::rmsnorm, RowOp::cross_entropy, RowOp::gelu, RowOp::silu}) {
+    run_rows<Bf16Format>(op, 64, 4096, 0, 1, true, false);
+    run_rows<Fp16Format>(op, 33, 1000, 0, 3, true, false);
+    run_rows<Bf16Format>(op, 17, 777, 1, 1, true, false);
+    run_rows<Fp16Format>(op, 5, 40000, 0, 1, true, false);
+    run_rows<Bf16Format>(op, 3, 50000, 1, 1, true, false);
+    run_rows<Bf16Format>(op, 8, 32768, 0, 1, true, false);
+    if (op != RowOp::gelu && op != RowOp::silu && op != RowOp::softmax && op != RowOp::cross_entropy) {
+      run_rows<Bf16Format>(op, 4, 2048, 0, 1e20f, true, false);  // statistics overflow fp32
+      run_rows<Bf16Format>(op, 4, 40000, 0, 1e20f, true, false);
+    }
+  }
   std::printf("%d check(s) failed\n", failures);
+  for (RowOp op : {RowOp::softmax, RowOp::layernorm, RowOp::rmsnorm, RowOp::gelu, RowOp::silu}) {
+    run_rows<Bf16Format>(op, 4096, 8192, 0, 1, false, true);
+    run_rows<Fp16Format>(op, 4096, 8192, 0, 1, false, true);
+  }
+  run_rows<Bf16Format>(RowOp::cross_entropy, 4096, 32768, 0, 1, false, true);
+  run_rows<Bf16Format>(RowOp::cross_entropy, 1024, 128256, 0, 1, false, true);
 
   time_gemm<Bf16Format>(4096, 4096, 4096);
   time_gemm<Fp16Format>(4096, 4096, 4096);

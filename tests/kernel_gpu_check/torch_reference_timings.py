@@ -40,3 +40,22 @@ for (dtype, d, causal, bsz, h, g, s) in [
     ms = time_ms(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=g != h))
     flops = 4 * bsz * h * s * s * d * (0.5 if causal else 1.0)
     print(f"torch sdpa {dtype} D={d} causal={causal} B={bsz} H={h} G={g} S={s}: {ms:.3f} ms ({flops/ms/1e9:.1f} TFLOP/s)")
+
+for dtype in (torch.bfloat16, torch.float16):
+    r, n = 4096, 8192
+    x = torch.randn(r, n, device="cuda", dtype=dtype)
+    w, b = torch.randn(n, device="cuda", dtype=dtype), torch.randn(n, device="cuda", dtype=dtype)
+    for name, fn in [
+        ("softmax", lambda: torch.softmax(x, -1)),
+        ("layernorm", lambda: F.layer_norm(x, (n,), w, b, 1e-5)),
+        ("rmsnorm", lambda: F.rms_norm(x, (n,), w, 1e-6)),
+        ("gelu", lambda: F.gelu(x)),
+        ("silu", lambda: F.silu(x)),
+    ]:
+        ms = time_ms(fn)
+        print(f"torch {name} {dtype} {r}x{n}: {ms:.4f} ms ({4*r*n/ms/1e6:.0f} GB/s)")
+for (r, v) in [(4096, 32768), (1024, 128256)]:
+    logits = torch.randn(r, v, device="cuda", dtype=torch.bfloat16)
+    target = torch.randint(0, v, (r,), device="cuda")
+    ms = time_ms(lambda: F.cross_entropy(logits, target, reduction="none"))
+    print(f"torch cross_entropy bf16 {r}x{v}: {ms:.4f} ms ({2*r*v/ms/1e6:.0f} GB/s)")

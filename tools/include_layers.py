@@ -41,6 +41,7 @@ FOLDER_ORDER = [
     "benchmarks",    # benchmark cases, records, Google Benchmark entries
     "supervision",   # gtest expansion, the verdict channel, the supervisor, worker loans
     "runs",          # the main job, run folders, reports, merge, compare, the baseline table
+    "eval",          # rkt eval and rkt template: source files compiled, judged by child runs
     "cli",           # the rkt command line and the judge's main
 ]
 # Folders outside the judge's chain: nothing below them may include them.

@@ -19,6 +19,8 @@
 #include "framework/cases/case_selection.h"
 #include "framework/cases/task_filter.h"
 #include "framework/cli/listing.h"
+#include "framework/eval/eval_command.h"
+#include "framework/eval/eval_defaults.h"
 #include "framework/inputs/hidden_inputs.h"
 #include "framework/inputs/seeding.h"
 #include "framework/registry/registry_validation.h"
@@ -74,6 +76,27 @@ Usage:
                                     above the base run's, widened by PERCENT (default
                                     %TOLERANCE%); with --absolute, or without such a baseline,
                                     the medians' own intervals decide
+  rkt eval FILE... [--task ID] [--out DIR] [--json] [--jobs N] [--timeout SECONDS]
+           [--benchmark-timeout SECONDS]
+                                    compiles each .cpp/.cu file into its own kernel library
+                                    (cached under $%EVAL_CACHE_VARIABLE% or ~/%EVAL_CACHE%, keyed by
+                                    the source, compiler, flags and GPU architecture; N
+                                    compilers at a time, default the core count; files over
+                                    %EVAL_MAX_BYTES% bytes refused), then judges every kernel as
+                                    rkt run does, each file in a judge of its own; --task: only
+                                    that task's kernels; --json: one record per kernel on
+                                    standard output (verdict, cases, first failure with its
+                                    replay command, median, speedups with intervals, memory,
+                                    library hash); DIR/results.json, report.md, report.html,
+                                    eval.jsonl (default DIR: runs/eval-<UTC time>); a second
+                                    call into DIR skips kernels judged with the same library.
+                                    Exit 0: all passed; 1: a kernel failed or a file gave none
+                                    (compile_error, no_registration, unknown_task, ...); 2: a
+                                    file missing, unreadable, empty or too large, or bad options
+  rkt template TASK [--device cpu|cuda]
+                                    prints a kernel file for TASK that compiles as printed:
+                                    its inputs, outputs, dims, the declared precision and the
+                                    ROBUST_KERNEL_TEST line; the body is yours to write
   rkt merge --out DIR RUN...        combines the run folders of one sharded run (every shard
                                     1/N..N/N, same seed) into DIR/results.json, report.md,
                                     report.html; refuses (exit 2) overlaps, gaps, mismatches
@@ -140,6 +163,9 @@ std::string usage() {
   replace("%TIMEOUT%", std::to_string(defaults::kKernelProcessTimeoutSeconds));
   replace("%CTEST_TIMEOUT%", std::to_string(defaults::kCtestCaseTimeoutSeconds));
   replace("%JUNIT_FILE%", kDefaultJunitFile);
+  replace("%EVAL_CACHE_VARIABLE%", eval_defaults::kCacheVariable);
+  replace("%EVAL_CACHE%", eval_defaults::kCacheFolderUnderHome);
+  replace("%EVAL_MAX_BYTES%", std::to_string(eval_defaults::kMaxSourceBytes));
   replace("%BENCH_TIMEOUT%", std::to_string(defaults::kBenchmarkProcessTimeoutSeconds));
   replace("%TOLERANCE%",
           std::to_string(static_cast<int>(kCompareSlowdownTolerance * 100)) + "%");
@@ -322,6 +348,10 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
     }
     if (command == "compare") return run_compare_command(args);
     if (command == "merge") return run_merge_command(args);
+    // Neither needs this judge's kernels: template reads the task registry, eval judges the
+    // libraries it compiles in child judges of their own.
+    if (command == "template") return run_template_command(args);
+    if (command == "eval") return run_eval_command(args, own_executable(argv[0]), kernels);
   }
   if (const std::string problem = load_kernel_library(kernels); !problem.empty()) {
     std::cerr << "rkt: error: " << problem << "\n";
@@ -485,7 +515,7 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
     return run_main_job(job);
   }
   return usage_error("unknown command '" + command +
-                     "'; commands: list, test, run, compare, merge, filter, catalog, aoti-spec, "
+                     "'; commands: list, test, run, eval, template, compare, merge, filter, catalog, aoti-spec, "
                      "baselines, twin-inputs, twin-check, bench, --help");
 }
 

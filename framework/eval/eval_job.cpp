@@ -1,0 +1,401 @@
+#include "framework/eval/eval_job.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "framework/base/file_access.h"
+#include "framework/base/utc_time.h"
+#include "framework/eval/child_command.h"
+#include "framework/eval/eval_record.h"
+#include "framework/eval/library_compiler.h"
+#include "framework/inputs/seeding.h"
+#include "framework/isolation/kernel_library.h"
+#include "framework/runs/run_folder.h"
+
+namespace rkt {
+namespace {
+
+constexpr const char* kRecordsFile = "eval.jsonl";  // in the run folder: one record per line
+
+std::string base_name(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string stem_of(const std::string& path) {
+  const std::string name = base_name(path);
+  const std::size_t dot = name.rfind('.');
+  return dot == std::string::npos || dot == 0 ? name : name.substr(0, dot);
+}
+
+// The judge's own error lines ("rkt: error: ...", "rkt: ..."), without the usage hint.
+std::string judge_errors(const std::string& log) {
+  std::istringstream lines(log);
+  std::string errors;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("rkt: ", 0) != 0 || line.find("Run 'rkt --help'") != std::string::npos) continue;
+    if (line.rfind("rkt: error: ", 0) == 0) line = line.substr(12);
+    else line = line.substr(5);
+    errors += (errors.empty() ? "" : "\n") + line;
+  }
+  return errors;
+}
+
+// The last lines of a log, for a judge that ended without saying why.
+std::string log_tail(const std::string& log, std::size_t count) {
+  std::vector<std::string> lines;
+  std::istringstream stream(log);
+  for (std::string line; std::getline(stream, line);) lines.push_back(line);
+  std::string tail;
+  for (std::size_t i = lines.size() > count ? lines.size() - count : 0; i < lines.size(); ++i) {
+    tail += (tail.empty() ? "" : "\n") + lines[i];
+  }
+  return tail;
+}
+
+// A child judge that refused the library (exit 2): the registry's validation, the --kernel
+// selection or the worker's load, told apart by what it said.
+std::string refusal_status(const std::string& errors) {
+  if (errors.find("registered twice") != std::string::npos) return "duplicate_kernel";
+  if (errors.find("unknown task") != std::string::npos) return "unknown_task";
+  if (errors.find("--kernel") != std::string::npos) return "not_of_task";
+  if (errors.find("could not") != std::string::npos || errors.find("load") != std::string::npos) {
+    return "load_error";
+  }
+  return "registration_error";
+}
+
+struct FileOutcome {
+  std::vector<EvalRecord> records;
+  bool resumed = false;
+};
+
+// One compiled library judged by a child `rkt run` into DIR/libraries/<hash>/.
+FileOutcome judge_library(const EvalOptions& options, const CompiledSource& source,
+                          const std::string& directory) {
+  FileOutcome outcome;
+  EvalRecord failed;
+  failed.file = source.source;
+  failed.library_hash = source.key;
+  failed.library = source.library;
+  const std::string folder = directory + "/libraries/" + source.key;
+  make_directories(folder);
+  ChildCommand command;
+  command.argv = {options.judge, "run", "--out", folder, "--replace"};
+  if (options.case_timeout_seconds > 0) {
+    command.argv.insert(command.argv.end(), {"--timeout", std::to_string(options.case_timeout_seconds)});
+  }
+  if (options.benchmark_timeout_seconds > 0) {
+    command.argv.insert(command.argv.end(),
+                        {"--benchmark-timeout", std::to_string(options.benchmark_timeout_seconds)});
+  }
+  if (!options.task.empty()) command.argv.insert(command.argv.end(), {"--kernel", options.task + "/"});
+  command.environment[kKernelLibraryVariable] = source.library;
+  command.environment["RKT_SEED"] = std::to_string(base_seed());
+  command.output_file = folder + "/judge.log";
+  const ChildOutcome judged = run_child_command(command);
+  const std::string log = file_exists(command.output_file) ? read_whole_file(command.output_file) : "";
+  const std::string results = folder + "/results.json";
+  if (judged.started && !judged.timed_out && (judged.exit_code == 0 || judged.exit_code == 1) &&
+      file_exists(results)) {
+    RunReport report;
+    try {
+      report = read_run_results(results);
+    } catch (const std::invalid_argument& error) {
+      failed.status = "judge_error";
+      failed.message = error.what();
+      outcome.records.push_back(failed);
+      return outcome;
+    }
+    const bool none = std::none_of(report.kernels.begin(), report.kernels.end(), [&](const KernelReport& k) {
+      return options.task.empty() || k.task == options.task;
+    });
+    if (none) {
+      failed.status = "no_registration";
+      failed.message = source.source + ": its library registers no kernel" +
+                       (options.task.empty() ? std::string() : " of task '" + options.task + "'");
+      outcome.records.push_back(failed);
+      return outcome;
+    }
+    for (const KernelReport& kernel : report.kernels) {
+      // --task selects by "TASK/" in the id, which leaky_relu/ contains for relu: only TASK's own.
+      if (!options.task.empty() && kernel.task != options.task) continue;
+      EvalRecord record = failed;
+      record.status = "judged";
+      record.has_kernel = true;
+      record.kernel = kernel;
+      outcome.records.push_back(record);
+    }
+    return outcome;
+  }
+  const std::string errors = judge_errors(log);
+  if (judged.exit_code == 2 && !errors.empty()) {
+    failed.status = refusal_status(errors);
+    failed.message = errors;
+  } else {
+    failed.status = "judge_error";
+    failed.message = "the judge of " + source.source + " ended with " + describe_outcome(judged) +
+                     "; the last lines of " + command.output_file + ":\n" + log_tail(log, 8);
+  }
+  outcome.records.push_back(failed);
+  return outcome;
+}
+
+// The records of an earlier call into the same folder, by library hash (resume).
+std::map<std::string, std::vector<EvalRecord>> earlier_records(const std::string& directory) {
+  std::map<std::string, std::vector<EvalRecord>> earlier;
+  const std::string path = directory + "/" + kRecordsFile;
+  if (!file_exists(path)) return earlier;
+  std::istringstream lines(read_whole_file(path));
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty()) continue;
+    try {
+      EvalRecord record = eval_record_from_json(line);
+      if (!record.library_hash.empty()) earlier[record.library_hash].push_back(record);
+    } catch (const std::invalid_argument&) {
+      // A line cut short by an interrupted write: that file is judged again.
+    }
+  }
+  return earlier;
+}
+
+// An earlier call's records of `source`, with its kernels read back from its child's run
+// folder; empty when it was not judged to the end (then it is judged again).
+std::vector<EvalRecord> resumed_records(const std::vector<EvalRecord>& earlier,
+                                        const CompiledSource& source, const std::string& directory) {
+  std::vector<EvalRecord> records;
+  const bool judged = std::any_of(earlier.begin(), earlier.end(),
+                                  [](const EvalRecord& record) { return record.status == "judged"; });
+  if (!judged) {
+    for (EvalRecord record : earlier) {
+      record.file = source.source;
+      record.library = source.library;
+      records.push_back(record);
+    }
+    return records;
+  }
+  RunReport report;
+  try {
+    report = read_run_results(directory + "/libraries/" + source.key + "/results.json");
+  } catch (const std::invalid_argument&) {
+    return {};
+  }
+  if (!report.finished) return {};
+  for (const KernelReport& kernel : report.kernels) {
+    EvalRecord record;
+    record.file = source.source;
+    record.library_hash = source.key;
+    record.library = source.library;
+    record.status = "judged";
+    record.has_kernel = true;
+    record.kernel = kernel;
+    records.push_back(record);
+  }
+  return records;
+}
+
+EvalRecord record_of_unjudged(const CompiledSource& source) {
+  EvalRecord record;
+  record.file = source.source;
+  record.library_hash = source.key;
+  record.status = source.status;
+  record.message = source.message;
+  return record;
+}
+
+// The run folder's entry of a record: its kernel under a file-prefixed id ("<file stem>:<kernel>",
+// since many candidates register the same id), or a failed entry for a file without kernels.
+KernelReport report_entry(const EvalRecord& record, const std::string& stem, const std::string& task) {
+  KernelReport entry;
+  if (record.has_kernel) {
+    entry = record.kernel;
+    entry.kernel = stem + ":" + record.kernel.kernel;
+    return entry;
+  }
+  entry.task = task.empty() ? "unknown" : task;
+  entry.kernel = stem;
+  entry.device = record.file.size() > 3 && record.file.substr(record.file.size() - 3) == ".cu" ? "cuda" : "cpu";
+  entry.precision = "fp32";
+  entry.cases.problems.push_back(record.status + ": " + record.message);
+  entry.benchmark.task = entry.task;
+  entry.benchmark.kernel = entry.kernel;
+  entry.benchmark.device = entry.device;
+  entry.benchmark.problem = "no kernel was judged (" + record.status + ")";
+  return entry;
+}
+
+std::string number_text(double value, int digits) {
+  std::ostringstream text;
+  text << std::setprecision(digits) << value;
+  return text.str();
+}
+
+// A message's first line that says something (gtest starts a failure with a bare "Failed").
+std::string first_meaningful_line(const std::string& message) {
+  std::istringstream lines(message);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty() && line != "Failed") return line;
+  }
+  return message;
+}
+
+// "pass  relu/honest  median 0.0123 ms, 1.8x [1.7, 1.9] vs eager_fp32" or the failure in short.
+std::string progress_line(const EvalRecord& record) {
+  std::ostringstream line;
+  if (!record.has_kernel) {
+    const std::string first_line = record.message.substr(0, record.message.find('\n'));
+    line << "FAIL  " << record.file << "  " << record.status << ": " << first_line;
+    return line.str();
+  }
+  const KernelReport& kernel = record.kernel;
+  line << kernel.verdict() << "  " << record.file << "  " << kernel.full_id() << "  ("
+       << kernel.cases.count("passed") << " passed, "
+       << kernel.cases.count("failed") + kernel.cases.count("crashed") << " failed";
+  if (kernel.benchmark.measured) {
+    const RatioInterval& speedup = kernel.benchmark.speedup_vs_strongest;
+    line << "; median " << number_text(kernel.benchmark.time.median, 4) << " ms, "
+         << number_text(speedup.ratio, 3) << "x [" << number_text(speedup.low, 3) << ", "
+         << number_text(speedup.high, 3) << "] vs " << kernel.benchmark.strongest_baseline;
+  }
+  line << ")";
+  for (const CaseRecord& item : kernel.cases.cases) {
+    if (item.status == "failed" || item.status == "crashed") {
+      line << "\n      first failure: " << item.name << " " << item.status << ": "
+           << first_meaningful_line(item.message);
+      break;
+    }
+  }
+  return line.str();
+}
+
+std::string summary_table(const std::vector<EvalRecord>& records) {
+  std::ostringstream table;
+  table << "| file | kernel | status | verdict | median (ms) | speedup vs strongest |\n"
+        << "|---|---|---|---|---|---|\n";
+  for (const EvalRecord& record : records) {
+    table << "| " << record.file << " | " << (record.has_kernel ? record.kernel.full_id() : "-")
+          << " | " << record.status << " | " << record.verdict() << " | ";
+    if (record.has_kernel && record.kernel.benchmark.measured) {
+      const BenchmarkRecord& benchmark = record.kernel.benchmark;
+      table << number_text(benchmark.time.median, 4) << " | "
+            << number_text(benchmark.speedup_vs_strongest.ratio, 3) << "x ("
+            << benchmark.strongest_baseline << ") |\n";
+    } else {
+      table << "- | - |\n";
+    }
+  }
+  return table.str();
+}
+
+}  // namespace
+
+int run_eval_job(const EvalOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  std::ostream& progress = options.json ? std::cerr : std::cout;
+  const std::string directory = options.output_directory.empty()
+                                    ? "runs/eval-" + utc_time("%Y%m%dT%H%M%SZ")
+                                    : options.output_directory;
+  if (file_exists(directory + "/results.json") && !file_exists(directory + "/" + kRecordsFile)) {
+    std::cerr << "rkt eval: error: " << directory
+              << " holds a run that is not an eval (no " << kRecordsFile
+              << "); choose another --out\n";
+    return 2;
+  }
+  const std::string cache = eval_cache_folder();
+  try {
+    make_directories(directory + "/libraries");
+    make_directories(cache);
+  } catch (const std::runtime_error& error) {
+    std::cerr << "rkt eval: error: " << error.what() << "\n";
+    return 2;
+  }
+  const int jobs = options.jobs > 0 ? options.jobs
+                                    : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  const EvalToolchain toolchain = eval_toolchain(options.worker);
+  progress << "rkt eval: " << options.sources.size() << " files, " << jobs
+           << " compilers at a time (toolchain: " << toolchain.origin << "; libraries cached in "
+           << cache << "), seed " << base_seed() << " (RKT_SEED=" << base_seed()
+           << " reproduces), results in " << directory << "\n"
+           << std::flush;
+  const std::vector<CompiledSource> compiled = compile_sources(options.sources, toolchain, cache, jobs);
+  const double compile_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  int fresh = 0;
+  for (const CompiledSource& source : compiled) fresh += source.compiled() && !source.cached;
+  progress << "rkt eval: compiled " << fresh << " libraries in " << number_text(compile_seconds, 3)
+           << " s (" << std::count_if(compiled.begin(), compiled.end(),
+                                      [](const CompiledSource& s) { return s.compiled() && s.cached; })
+           << " from the cache)\n"
+           << std::flush;
+
+  const std::map<std::string, std::vector<EvalRecord>> earlier = earlier_records(directory);
+  std::vector<EvalRecord> records;
+  RunReport report;
+  report.started_utc = utc_time("%Y-%m-%dT%H:%M:%SZ");
+  report.seed = base_seed();
+  report.hidden_inputs = "as each file's judge read them (RKT_HIDDEN_SUITE)";
+  report.isolation = "isolated (each file's kernels ran in workers of a judge of its own)";
+  report.kernel_filter = options.task.empty() ? "" : options.task + "/";
+  std::map<std::string, int> stems;
+  bool bad_input = false;
+  std::string records_text;
+  for (std::size_t i = 0; i < compiled.size(); ++i) {
+    const CompiledSource& source = compiled[i];
+    bad_input = bad_input || source.bad_input();
+    std::vector<EvalRecord> file_records;
+    bool resumed = false;
+    if (!source.key.empty() && earlier.count(source.key) != 0) {
+      file_records = resumed_records(earlier.at(source.key), source, directory);
+      resumed = !file_records.empty();
+    }
+    if (!resumed) {
+      if (source.compiled()) {
+        progress << "rkt eval: [" << i + 1 << "/" << compiled.size() << "] judging " << source.source
+                 << "\n" << std::flush;
+        file_records = judge_library(options, source, directory).records;
+      } else {
+        file_records.push_back(record_of_unjudged(source));
+      }
+    }
+    std::string stem = stem_of(source.source);
+    if (++stems[stem] > 1) stem += "#" + std::to_string(stems[stem]);
+    for (const EvalRecord& record : file_records) {
+      progress << "rkt eval: [" << i + 1 << "/" << compiled.size() << "] " << progress_line(record)
+               << (resumed ? "  (resumed: judged before with this library)" : "") << "\n"
+               << std::flush;
+      const std::string line = eval_record_json(record);
+      if (options.json) std::cout << line << "\n" << std::flush;
+      records_text += line + "\n";
+      report.kernels.push_back(report_entry(record, stem, options.task));
+      records.push_back(record);
+    }
+    try {
+      // After every file, as rkt run after every kernel: an interrupted batch loses nothing.
+      write_file_atomically(directory + "/" + kRecordsFile, records_text);
+      write_run_folder(directory, report);
+    } catch (const std::runtime_error& error) {
+      std::cerr << "rkt eval: error: " << error.what() << "\n";
+      return 2;
+    }
+  }
+  report.finished = true;
+  write_run_folder(directory, report);
+  progress << "\n" << summary_table(records) << "\nrkt eval: " << records.size() << " records in "
+           << number_text(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 3)
+           << " s; wrote " << directory << "/results.json, report.md, report.html and " << kRecordsFile
+           << "\n";
+  if (bad_input) return 2;
+  const bool all_pass = std::all_of(records.begin(), records.end(),
+                                    [](const EvalRecord& record) { return record.verdict() != "FAIL"; });
+  return all_pass ? 0 : 1;
+}
+
+}  // namespace rkt

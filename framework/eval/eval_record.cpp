@@ -1,0 +1,112 @@
+#include "framework/eval/eval_record.h"
+
+#include <nlohmann/json.hpp>
+
+#include <stdexcept>
+
+#include "framework/supervision/case_records_json.h"
+
+namespace rkt {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json interval(const RatioInterval& ratio) {
+  return Json{{"ratio", ratio.ratio}, {"low", ratio.low}, {"high", ratio.high}};
+}
+
+// The command that replays a failed case on the same inputs: the case's own reproduce string
+// (RKT_SEED=..., RC_PARAMS=..., the judge, the case filter) with the eval's library chosen.
+std::string replay_with_library(const CaseRecord& record, const std::string& library) {
+  const std::string reproduce = case_reproduce(record);
+  if (reproduce.empty()) return "";  // withheld (a hidden case)
+  return std::string("RKT_KERNEL_LIBRARY=") + library + " " + reproduce;
+}
+
+}  // namespace
+
+std::string EvalRecord::verdict() const {
+  return status == "judged" && has_kernel ? kernel.verdict() : "FAIL";
+}
+
+std::string eval_record_json(const EvalRecord& record) {
+  Json line = Json::object();
+  line["file"] = record.file;
+  line["library_hash"] = record.library_hash;
+  line["status"] = record.status;
+  line["verdict"] = record.verdict();
+  if (!record.has_kernel) {
+    line["message"] = record.message;
+    return line.dump(-1, ' ', false, Json::error_handler_t::replace);
+  }
+  const KernelReport& kernel = record.kernel;
+  line["task"] = kernel.task;
+  line["kernel"] = kernel.kernel;
+  line["device"] = kernel.device;
+  line["precision"] = kernel.precision;
+  line["task_severity"] = kernel.task_severity;
+  Json cases = Json::array();
+  const CaseRecord* first_failure = nullptr;
+  for (const CaseRecord& item : kernel.cases.cases) {
+    cases.push_back(Json{{"name", item.name}, {"status", item.status}});
+    if (first_failure == nullptr && (item.status == "failed" || item.status == "crashed")) {
+      first_failure = &item;
+    }
+  }
+  line["cases"] = cases;
+  line["problems"] = kernel.cases.problems;
+  if (first_failure != nullptr) {
+    line["first_failure"] = Json{{"case", first_failure->name},
+                                 {"status", first_failure->status},
+                                 {"message", first_failure->message},
+                                 {"reproduce", replay_with_library(*first_failure, record.library)}};
+  } else {
+    line["first_failure"] = nullptr;
+  }
+  const BenchmarkRecord& benchmark = kernel.benchmark;
+  Json timing = Json::object();
+  timing["measured"] = benchmark.measured;
+  if (benchmark.measured) {
+    timing["median_ms"] = benchmark.time.median;
+    timing["first_quartile_ms"] = benchmark.time.first_quartile;
+    timing["third_quartile_ms"] = benchmark.time.third_quartile;
+    timing["samples"] = benchmark.time.count;
+    timing["peak_memory_bytes"] = benchmark.peak_memory_bytes;
+    timing["dims"] = benchmark.dims;
+    Json speedups = Json::object();
+    for (const BaselineResult& baseline : benchmark.baselines) {
+      if (baseline.available) {
+        Json entry = interval(baseline.speedup);
+        entry["baseline_median_ms"] = baseline.time.median;
+        entry["baseline_peak_memory_bytes"] = baseline.peak_memory_bytes;
+        speedups[baseline.name] = entry;
+      }
+    }
+    timing["speedups"] = speedups;
+    timing["strongest_baseline"] = benchmark.strongest_baseline;
+    timing["speedup_vs_strongest"] = interval(benchmark.speedup_vs_strongest);
+  } else {
+    timing["problem"] = benchmark.problem;
+  }
+  line["benchmark"] = timing;
+  line["seconds"] = kernel.seconds;
+  return line.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+EvalRecord eval_record_from_json(const std::string& text) {
+  EvalRecord record;
+  try {
+    const Json line = Json::parse(text);
+    record.file = line.at("file").get<std::string>();
+    record.library_hash = line.at("library_hash").get<std::string>();
+    record.status = line.at("status").get<std::string>();
+    if (line.contains("message")) record.message = line.at("message").get<std::string>();
+    if (line.contains("kernel")) record.kernel.kernel = line.at("kernel").get<std::string>();
+    if (line.contains("task")) record.kernel.task = line.at("task").get<std::string>();
+  } catch (const nlohmann::json::exception& error) {
+    throw std::invalid_argument(std::string("not an eval record: ") + error.what());
+  }
+  return record;
+}
+
+}  // namespace rkt

@@ -31,7 +31,7 @@ RKT_RELATION(relu, "scale", "relu(a x) = a relu(x), a = 2^k > 0", homogeneous_in
 RKT_RELATION(sum_dim, "scale", "sum(a x) = a sum(x), a = 2^k", homogeneous_in({0}));
 RKT_RELATION(sum_dim, "permute_rows", "sum(x[p]) = sum(x)[p] for a permutation p of the rows",
              [](const Tensors& in, at::Generator& generator) {
-               const at::Tensor p = at::randperm(in[0].size(0), generator, at::kLong);
+               const at::Tensor p = at::randperm(in[0].size(0), generator, at::kLong).to(in[0].device());
                return RelationInstance{{in[0].index_select(0, p).contiguous()}, [p](const Tensors& y) {
                                          return Tensors{y[0].index_select(0, p.to(y[0].device()))};
                                        }};

@@ -38,8 +38,11 @@ inline RelationDraw invariant_under_affine(int k_low, int k_high, double c_max, 
     std::vector<std::int64_t> shape = in[0].sizes().vec();
     const std::size_t kept = leading_dims < 0 ? shape.size() - 1 : static_cast<std::size_t>(leading_dims);
     for (std::size_t d = kept; d < shape.size(); ++d) shape[d] = 1;
-    const at::Tensor c = c_max > 0 ? at::empty(shape, at::kDouble).uniform_(-c_max, c_max, generator)
-                                    : at::zeros(shape, at::kDouble);
+    // Drawn on the CPU (the generator's device, so the values do not depend on where the
+    // inputs are), then moved to the inputs' device.
+    const at::Tensor c = (c_max > 0 ? at::empty(shape, at::kDouble).uniform_(-c_max, c_max, generator)
+                                     : at::zeros(shape, at::kDouble))
+                             .to(in[0].device());
     Tensors transformed = in;
     transformed[0] = (in[0].to(at::kDouble) * a + c).to(in[0].scalar_type());
     return RelationInstance{transformed, [](const Tensors& y) { return y; },

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "framework/base/phase_times.h"
 #include "framework/cases/case_announcement.h"
 #include "framework/comparison/derived_tolerance.h"
 #include "framework/comparison/output_comparison.h"
@@ -59,6 +60,7 @@ PreparedCase prepare_case(const KernelSpec& kernel, const TaskSpec& task,
                           const CaseInputs& case_inputs, DrawOn draw_on) {
   // Before the kernel can hang on them: a case killed as hung still names its inputs.
   announce_case_inputs(case_details(task, case_inputs));
+  ScopedPhase phase(Phase::drawing);
   const c10::Device device =
       draw_on == DrawOn::kernel_device ? to_torch_device(kernel.device()) : c10::Device(c10::kCPU);
   std::vector<at::Tensor> drawn = generate_inputs(task, case_inputs.dims, case_inputs.seed, device);
@@ -79,6 +81,7 @@ PreparedCase prepare_case(const KernelSpec& kernel, const TaskSpec& task,
 
 PreparedCase prepare_given_inputs(const KernelSpec& kernel, const TaskSpec& task,
                                   std::vector<at::Tensor> drawn_inputs) {
+  ScopedPhase phase(Phase::drawing);
   PreparedCase prepared;
   prepared.drawn_inputs = std::move(drawn_inputs);
   prepared.signatures = infer_output_signatures(task, prepared.drawn_inputs, kernel.device());
@@ -182,6 +185,7 @@ CaseOutcome judge_outputs(const KernelSpec& kernel, const TaskSpec& task, const 
                           const std::vector<at::Tensor>& outputs) {
   std::shared_ptr<const ReferenceResults> results;
   try {
+    ScopedPhase phase(Phase::references);
     results = reference_results(kernel, task, drawn_inputs);
   } catch (const std::exception& error) {
     return {CaseStatus::failed,

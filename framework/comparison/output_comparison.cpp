@@ -7,6 +7,8 @@
 #include <iomanip>
 #include <sstream>
 
+#include "framework/base/phase_times.h"
+
 namespace rkt {
 namespace {
 
@@ -72,6 +74,7 @@ double numerically_zero_floor(const std::vector<at::Tensor>& references) {
 OutputCheck check_output(const at::Tensor& output, const at::Tensor& reference,
                          c10::ScalarType expected_dtype, const c10::Device& expected_device,
                          const Tolerance& tolerance, double scale_floor) {
+  ScopedPhase phase(Phase::comparison);
   OutputCheck check;
   std::ostringstream why;
   if (!output.defined()) {

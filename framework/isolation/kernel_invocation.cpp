@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "framework/base/phase_times.h"
 #include "framework/isolation/kernel_library.h"
 #include "framework/isolation/redzones.h"
 #include "framework/runtime/device_support.h"
@@ -68,6 +69,7 @@ std::vector<at::Tensor> allocate_poisoned_outputs(const std::vector<OutputSignat
 KernelRun invoke_kernel(const KernelSpec& kernel, const std::vector<at::Tensor>& inputs,
                         const std::vector<OutputSignature>& signatures,
                         const BufferPlacement& output_placement) {
+  ScopedPhase phase(Phase::kernel_calls);
   if (runs_in_worker(kernel)) return invoke_in_worker(kernel, inputs, signatures, output_placement);
   KernelStreamScope stream_scope(kernel.device());
   KernelRun run;

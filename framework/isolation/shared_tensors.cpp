@@ -5,12 +5,14 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
 #include <stdexcept>
 
 #include "framework/isolation/redzones.h"
+#include "framework/isolation/slab_allocator.h"
 #include "framework/runtime/torch_bridge.h"
 
 #if RKT_WITH_CUDA
@@ -23,6 +25,18 @@ namespace {
 struct Allocation {
   wire::SharedBuffer buffer;
   int fd = -1;
+  /// Carved out of a slab (GPU): the slab's index and where, in it, this allocation starts; its
+  /// `buffer` is the slab's (bytes: the slab's). -1: an allocation of its own.
+  int slab = -1;
+  std::uint64_t slab_offset = 0;
+  std::uint64_t bytes = 0;  ///< This allocation's own size.
+};
+
+// A GPU allocation exported to workers once; small shared buffers are carved out of it.
+struct Slab {
+  void* base = nullptr;
+  wire::SharedBuffer buffer;
+  SlabAllocator carver;
 };
 
 struct Registry {
@@ -30,6 +44,7 @@ struct Registry {
   std::map<std::uintptr_t, Allocation> by_base;  // keyed by the allocation's first byte
   std::vector<std::uint64_t> released;
   std::vector<void*> cuda_to_free;  // freed once the worker has closed its handles
+  std::vector<Slab> slabs;          // kept for the process's life, mapped by each worker once
   // Unique across the judge processes that may share one worker (an adopted worker keeps no
   // mapping of an earlier judge, but ids never collide either way).
   std::uint64_t next_id = (static_cast<std::uint64_t>(::getpid()) << 32) | 1;
@@ -50,6 +65,13 @@ void release(void* data) {
   void* base = reinterpret_cast<void*>(found->first);
   const Allocation allocation = found->second;
   shared.by_base.erase(found);
+  if (allocation.slab >= 0) {
+    // The worker keeps the slab mapped; the range is free for the judge's next buffer (the
+    // worker's calls on it have finished: each request synchronises before its reply).
+    shared.slabs[static_cast<std::size_t>(allocation.slab)].carver.release(allocation.slab_offset,
+                                                                           allocation.bytes);
+    return;
+  }
   shared.released.push_back(allocation.buffer.id);
   if (allocation.buffer.device == Device::cpu) {
     munmap(base, allocation.buffer.bytes);
@@ -58,6 +80,57 @@ void release(void* data) {
     shared.cuda_to_free.push_back(base);
   }
 }
+
+#if RKT_WITH_CUDA
+// cudaMalloc of `bytes` exported through a CUDA IPC handle into `buffer`.
+void* exported_cuda_allocation(std::uint64_t bytes, wire::SharedBuffer& buffer) {
+  void* base = nullptr;
+  cudaError_t status = cudaMalloc(&base, bytes);
+  if (status != cudaSuccess) {
+    throw std::runtime_error(std::string("cudaMalloc of a shared buffer failed: ") + cudaGetErrorString(status));
+  }
+  cudaIpcMemHandle_t handle;
+  status = cudaIpcGetMemHandle(&handle, base);
+  if (status != cudaSuccess) {
+    cudaFree(base);
+    throw std::runtime_error(std::string("cudaIpcGetMemHandle failed: ") + cudaGetErrorString(status));
+  }
+  buffer.bytes = bytes;
+  buffer.device = Device::cuda;
+  buffer.cuda_ipc_handle.assign(reinterpret_cast<const char*>(&handle), sizeof handle);
+  return base;
+}
+
+// Carves `allocation` out of a slab (a new one when none has room); its base, or nullptr when
+// the buffer is not one to carve: too large, or one whose allocation must be exactly its data
+// (the sanitizer's, whose memcheck checks accesses against allocations). Set
+// RKT_SHARED_DEVICE_SLABS=0 to give every buffer an allocation of its own.
+void* carve_from_slab(Allocation& allocation, const BufferPlacement& placement) {
+  static const bool enabled = [] {
+    const char* setting = std::getenv("RKT_SHARED_DEVICE_SLABS");
+    return setting == nullptr || std::string(setting) != "0";
+  }();
+  if (!enabled || !placement.redzones || allocation.bytes > kLargestSlabCarvedBytes) return nullptr;
+  Registry& shared = registry();
+  std::lock_guard<std::mutex> lock(shared.mutex);
+  for (std::size_t i = 0; i <= shared.slabs.size(); ++i) {
+    if (i == shared.slabs.size()) {
+      Slab slab{nullptr, {}, SlabAllocator(kSharedSlabBytes)};
+      slab.base = exported_cuda_allocation(kSharedSlabBytes, slab.buffer);
+      slab.buffer.id = shared.next_id++;
+      shared.slabs.push_back(std::move(slab));
+    }
+    Slab& slab = shared.slabs[i];
+    if (const auto offset = slab.carver.allocate(allocation.bytes)) {
+      allocation.buffer = slab.buffer;
+      allocation.slab = static_cast<int>(i);
+      allocation.slab_offset = *offset;
+      return static_cast<char*>(slab.base) + *offset;
+    }
+  }
+  return nullptr;
+}
+#endif
 
 }  // namespace
 
@@ -72,6 +145,7 @@ at::Tensor allocate_shared_tensor(at::IntArrayRef sizes, c10::ScalarType dtype, 
       placement_on(device, placement));
   const std::uint64_t bytes = static_cast<std::uint64_t>(layout.total_bytes);
   Allocation allocation;
+  allocation.bytes = bytes;
   allocation.buffer.bytes = bytes;
   allocation.buffer.device = device;
   allocation.buffer.inaccessible_page_after = layout.inaccessible_page_after;
@@ -88,17 +162,8 @@ at::Tensor allocate_shared_tensor(at::IntArrayRef sizes, c10::ScalarType dtype, 
     }
   } else {
 #if RKT_WITH_CUDA
-    cudaError_t status = cudaMalloc(&base, bytes);
-    if (status != cudaSuccess) {
-      throw std::runtime_error(std::string("cudaMalloc of a shared buffer failed: ") + cudaGetErrorString(status));
-    }
-    cudaIpcMemHandle_t handle;
-    status = cudaIpcGetMemHandle(&handle, base);
-    if (status != cudaSuccess) {
-      cudaFree(base);
-      throw std::runtime_error(std::string("cudaIpcGetMemHandle failed: ") + cudaGetErrorString(status));
-    }
-    allocation.buffer.cuda_ipc_handle.assign(reinterpret_cast<const char*>(&handle), sizeof handle);
+    base = carve_from_slab(allocation, placement);
+    if (base == nullptr) base = exported_cuda_allocation(bytes, allocation.buffer);
 #else
     throw std::runtime_error("this build has no CUDA support");
 #endif
@@ -106,7 +171,7 @@ at::Tensor allocate_shared_tensor(at::IntArrayRef sizes, c10::ScalarType dtype, 
   {
     Registry& shared = registry();
     std::lock_guard<std::mutex> lock(shared.mutex);
-    allocation.buffer.id = shared.next_id++;
+    if (allocation.slab < 0) allocation.buffer.id = shared.next_id++;
     shared.by_base[reinterpret_cast<std::uintptr_t>(base)] = allocation;
   }
   void* data = static_cast<char*>(base) + layout.data_offset;
@@ -128,8 +193,10 @@ std::optional<SharedLocation> locate_shared(const at::Tensor& tensor) {
   auto found = shared.by_base.upper_bound(address);
   if (found == shared.by_base.begin()) return std::nullopt;
   --found;
-  if (address >= found->first + found->second.buffer.bytes) return std::nullopt;
-  return SharedLocation{found->second.buffer, found->second.fd, address - found->first};
+  const Allocation& allocation = found->second;
+  if (address >= found->first + allocation.bytes) return std::nullopt;
+  // Offsets are the worker's: from the start of the buffer it maps (a slab's, when carved).
+  return SharedLocation{allocation.buffer, allocation.fd, allocation.slab_offset + (address - found->first)};
 }
 
 wire::TensorRef tensor_reference(const at::Tensor& tensor, const SharedLocation& location) {

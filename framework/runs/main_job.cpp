@@ -191,6 +191,9 @@ int run_main_job(const MainJobOptions& options) {
       const SupervisedRun benchmark = run_supervised_with_lent_worker(
           supervision_for(options, kernel.full_id() + ".benchmark", true));
       ::unsetenv(kBenchmarkDirectoryVariable);
+      for (const CaseRecord& record : benchmark.cases) {
+        if (record.status != "crashed") entry.phases += record.phases;  // a crashed one joins the cases
+      }
       const std::string record_path = benchmark_record_path(scratch, kernel);
       if (file_exists(record_path)) {
         try {
@@ -223,6 +226,7 @@ int run_main_job(const MainJobOptions& options) {
     // kernel runs in a process another kernel's code has run in (and could have patched, or left
     // a thread in), as when each child started its own.
     discard_worker();
+    for (const CaseRecord& record : entry.cases.cases) entry.phases += record.phases;
     entry.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const std::string peaks_file = peaks_path(scratch, kernel.device());
     if (report.peaks.count(entry.device) == 0 && file_exists(peaks_file)) {

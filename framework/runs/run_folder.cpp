@@ -110,6 +110,14 @@ KernelReport read_kernel(const JsonFields& fields) {
   // Runs recorded before buffers' alignment was declarable have no field: none declared.
   if (fields.has("alignment_bytes")) kernel.alignment_bytes = static_cast<std::int64_t>(fields.number("alignment_bytes"));
   for (const JsonFields& entry : fields.array("cases")) kernel.cases.cases.push_back(read_case(entry));
+  // Runs recorded before the time breakdown have no field: nothing attributed.
+  if (fields.has("time_breakdown_s")) {
+    const JsonFields phases = fields.object("time_breakdown_s");
+    for (std::size_t i = 0; i < kPhaseCount; ++i) {
+      const char* name = to_string(static_cast<Phase>(i));
+      if (phases.has(name)) kernel.phases.milliseconds[i] = phases.number(name) * 1000;
+    }
+  }
   kernel.cases.problems = fields.strings("problems");
   kernel.benchmark = read_benchmark(fields.object("benchmark"), kernel);
   // The verdict is derived from the cases and the benchmark; a file whose recorded verdict

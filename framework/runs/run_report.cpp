@@ -308,6 +308,10 @@ std::string results_json(const RunReport& report) {
     entry["allowed_operators"] = kernel.allowed_operators;
     entry["supports"] = kernel.supported_dims;
     entry["alignment_bytes"] = kernel.alignment_bytes;
+    Json& phases = entry["time_breakdown_s"] = Json::object();
+    for (std::size_t i = 0; i < kPhaseCount; ++i) {
+      phases[to_string(static_cast<Phase>(i))] = as_recorded(kernel.phases.milliseconds[i] / 1000);
+    }
     Json& cases = entry["cases"] = Json::array();
     // The case record's one writer is supervision/'s (its header leaves the JSON library out):
     // its text, parsed back, with the seventeen digits it keeps of milliseconds and scale.
@@ -372,12 +376,31 @@ std::string results_json(const RunReport& report) {
   return json_file_text(top);
 }
 
+std::string time_breakdown_text(const RunReport& report) {
+  PhaseTimes phases;
+  double wall_seconds = 0;
+  for (const KernelReport& kernel : report.kernels) {
+    phases += kernel.phases;
+    wall_seconds += kernel.seconds;
+  }
+  const auto seconds = [&](Phase phase) { return fixed(phases[phase] / 1000, 1) + " s"; };
+  std::ostringstream text;
+  text << "Where the time went: " << fixed(wall_seconds, 1) << " s for " << report.kernels.size()
+       << (report.kernels.size() == 1 ? " kernel" : " kernels") << ": drawing inputs "
+       << seconds(Phase::drawing) << ", references " << seconds(Phase::references)
+       << ", kernel calls " << seconds(Phase::kernel_calls) << ", comparison "
+       << seconds(Phase::comparison) << ", benchmark timing " << seconds(Phase::timing)
+       << ", the rest " << fixed(std::max(0.0, wall_seconds - phases.total() / 1000), 1)
+       << " s (starting processes and workers, loading LibTorch and CUDA, scheduling).";
+  return text.str();
+}
+
 std::string report_markdown(const RunReport& report) {
   std::ostringstream out;
   out << "# RobustKernelTest report\n\nStarted " << report.started_utc << "; seed " << report.seed
       << "; hidden inputs: " << report.hidden_inputs << shard_text(report)
       << (report.finished ? "" : "; UNFINISHED")
-      << ".\n\nKernels ran " << report.isolation << ".\n\n";
+      << ".\n\nKernels ran " << report.isolation << ".\n\n" << time_breakdown_text(report) << "\n\n";
   for (const auto& [device, peaks] : report.peaks) out << "- " << peaks_text(device, peaks) << "\n";
   out << "\n## Summary\n\n| device | kernels | correct | fast_0 | fast_1 | fast_1.5 | fast_2 | "
          "geomean vs eager_fp32 | vs eager_tf32 | vs strongest | memory efficiency |\n"
@@ -430,7 +453,8 @@ std::string report_html(const RunReport& report) {
       << "<h1>RobustKernelTest report</h1>\n<p>Started " << html_escape(report.started_utc)
       << "; seed " << report.seed << "; hidden inputs: " << html_escape(report.hidden_inputs)
       << shard_text(report) << (report.finished ? "" : "; <b>unfinished</b>") << ".</p>\n<p>Kernels ran "
-      << html_escape(report.isolation) << ".</p>\n";
+      << html_escape(report.isolation) << ".</p>\n<p>" << html_escape(time_breakdown_text(report))
+      << "</p>\n";
   if (!report.peaks.empty()) {
     out << "<ul>\n";
     for (const auto& [device, peaks] : report.peaks) {

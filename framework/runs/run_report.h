@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/base/phase_times.h"
 #include "framework/benchmarks/benchmark_record.h"
 #include "framework/supervision/supervisor.h"
 #include "framework/timing/device_peaks.h"
@@ -23,6 +24,9 @@ struct KernelReport {
   SupervisedRun cases;
   BenchmarkRecord benchmark;
   double seconds = 0;
+  /// Where the kernel's cases and benchmark spent their time in their processes (ms per phase,
+  /// base/phase_times.h); the rest of `seconds` went to starting processes and workers.
+  PhaseTimes phases;
   /// The task filter's verdict on the task (TaskSeverity): "healthy", "precision_blind" (scored,
   /// marked; the kernel's precision claim is unverifiable) or "excluded" (left out of aggregates).
   std::string task_severity = "healthy";
@@ -79,6 +83,10 @@ struct RunReport {
 
 /// The schema results.json declares (docs/results_schema.md); 3 added the shard fields.
 inline constexpr const char* kResultsSchema = "rkt-results/3";
+
+/// "Where the time went: 213 s for 23 kernels: drawing inputs 12.1 s, ...": the kernels' phases
+/// summed, and the rest (processes, workers, LibTorch and CUDA start).
+std::string time_breakdown_text(const RunReport& report);
 
 /// results.json: the documented schema kResultsSchema (docs/results_schema.md).
 std::string results_json(const RunReport& report);

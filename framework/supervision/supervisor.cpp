@@ -54,6 +54,7 @@ struct ChildResult {
   std::string running;  ///< A case that started and never ended.
   std::chrono::steady_clock::time_point running_since{};
   CaseDetails running_inputs{};  ///< The inputs `running` last announced (none: known == false).
+  PhaseTimes running_phases{};   ///< The phases `running` reported before its end.
   bool complete = false;
   bool timed_out = false;
   int wait_status = 0;
@@ -125,6 +126,14 @@ ChildResult run_child(const SupervisionOptions& options, const std::string& filt
       std::string kind;
       fields >> kind;
       seen_record = true;
+      if (kind == "phases") {
+        // Where the case's time went; joins the case's record at its end.
+        std::string name, times;
+        fields >> name;
+        std::getline(fields, times);
+        if (name == result.running) result.running_phases = parse_phase_times(times);
+        continue;
+      }
       if (kind == "inputs") {
         // Not a sign of progress: the case timeout bounds the whole case, however many inputs
         // it draws (a property's trials).
@@ -141,6 +150,7 @@ ChildResult run_child(const SupervisionOptions& options, const std::string& filt
         fields >> result.running;
         result.running_since = last_record;
         result.running_inputs = {};
+        result.running_phases = {};
       } else if (kind == "end") {
         CaseRecord record;
         fields >> record.name >> record.status >> record.milliseconds;
@@ -149,6 +159,7 @@ ChildResult run_child(const SupervisionOptions& options, const std::string& filt
         if (!message.empty() && message[0] == ' ') message.erase(0, 1);
         record.message = unescape_record_field(message);
         record.details = take_case_details(record.message);
+        if (record.name == result.running) record.phases = result.running_phases;
         result.ended.push_back(record);
         result.running.clear();
         result.running_inputs = {};

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/base/phase_times.h"
 #include "framework/cases/case_outcome.h"
 
 namespace rkt {
@@ -16,6 +17,7 @@ struct CaseRecord {
   double milliseconds = 0;
   std::string message;
   CaseDetails details{};  ///< Dims, scale, seed, reproduce (framework/supervision/case_records_json.h).
+  PhaseTimes phases{};    ///< Where the case's time went in its process (base/phase_times.h).
 };
 
 /// How long a child may take to start (load LibTorch, register its cases) before its first case.

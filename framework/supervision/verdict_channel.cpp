@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "framework/base/phase_times.h"
 #include "framework/base/record_fields.h"
 #include "framework/cases/case_announcement.h"
 #include "framework/supervision/case_records_json.h"
@@ -46,6 +47,7 @@ class VerdictReporter : public ::testing::EmptyTestEventListener {
  private:
   void OnTestStart(const ::testing::TestInfo& info) override {
     running_ = full_name(info);
+    phases_at_start_ = process_phase_times();
     write_record("start " + running_);
   }
 
@@ -60,6 +62,9 @@ class VerdictReporter : public ::testing::EmptyTestEventListener {
       if (std::string(property.key()) == kCaseSummaryProperty) messages_ += property.value();
     }
     const char* status = result.Failed() ? "failed" : result.Skipped() ? "skipped" : "passed";
+    // "phases NAME drawing=MS ...": where the case's time went (base/phase_times.h), before its end.
+    write_record("phases " + full_name(info) + " " +
+                 format_phase_times(process_phase_times() - phases_at_start_));
     write_record("end " + full_name(info) + " " + status + " " +
                  std::to_string(result.elapsed_time()) + " " + escape_record_field(messages_));
     messages_.clear();
@@ -68,6 +73,7 @@ class VerdictReporter : public ::testing::EmptyTestEventListener {
 
   std::string messages_;
   std::string running_;  ///< The case between its start and end records.
+  PhaseTimes phases_at_start_;
 };
 
 }  // namespace

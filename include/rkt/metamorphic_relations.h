@@ -30,7 +30,9 @@ struct RelationInstance {
   std::string drawn{};  ///< What was drawn, for messages: "a = 0.25".
 };
 
-/// Draws an instance from the case's inputs (on the CPU, as drawn) and a generator.
+/// Draws an instance from the case's inputs (on the kernel's device, as drawn) and a CPU
+/// generator. Tensors drawn with the generator are created on the CPU (so the values do not
+/// depend on the device): move them to the inputs' device (`.to(inputs[0].device())`).
 using RelationDraw = std::function<RelationInstance(const Tensors& inputs, at::Generator& generator)>;
 
 struct MetamorphicRelation {

@@ -158,10 +158,12 @@ except Exception as error:
 for case in cases:
     print(f'{case["name"]:<66} {case["status"]:<8} {case.get("milliseconds", 0):>7.0f} ms  {case["message"][:260]!r}')
 PY
-  start=$(date +%s)
-  timeout 420 "$build/bin/rkt_selftest" --gtest_filter='BoundsKernels.*' >"$out/bounds_selftest.log" 2>&1
-  echo "bounds selftest: exit $?, $(($(date +%s) - start)) s"
-  grep -E "^\[ +(OK|FAILED|SKIPPED) +\]|Failure|Expected|Which is|actual" "$out/bounds_selftest.log" | head -n 40
+  if [ "${RKT_BOUNDS_SELFTEST:-1}" != 0 ]; then
+    start=$(date +%s)
+    timeout 420 "$build/bin/rkt_selftest" --gtest_filter='BoundsKernels.*' >"$out/bounds_selftest.log" 2>&1
+    echo "bounds selftest: exit $?, $(($(date +%s) - start)) s"
+    grep -E "^\[ +(OK|FAILED|SKIPPED) +\]|Failure|Expected|Which is|actual" "$out/bounds_selftest.log" | head -n 40
+  fi
   # Per kernel (RKT_SANITIZER_KERNELS, default every shipped CUDA kernel), within
   # RKT_SANITIZER_LIMIT s in all (default 400).
   mkdir -p "$out/sanitizer"
@@ -169,7 +171,7 @@ PY
   start=$(date +%s)
   n=0
   for kernel in $kernels; do
-    (($(date +%s) - start > ${RKT_SANITIZER_LIMIT:-400})) && { echo "sanitizer: stopped before $kernel (limit)"; break; }
+    (($(date +%s) - start >= ${RKT_SANITIZER_LIMIT:-400})) && { echo "sanitizer: stopped before $kernel (limit)"; break; }
     n=$((n + 1))
     timeout 300 "$build/bin/rkt" test --kernel "$kernel" --filter "$kernel.sanitizer_*" --json \
       >"$out/sanitizer/$n.json" 2>/dev/null
@@ -211,12 +213,27 @@ fi
 export RKT_AOTI_CACHE="${RKT_AOTI_CACHE:-/tmp/rkt-aoti}"
 if [[ " $steps " == *" aoti "* ]]; then
   # The compiled baseline's packages, built in parallel (cached in $RKT_AOTI_CACHE).
+  # RKT_AOTI_TASKS: a comma list of tasks, or "cuda" for the tasks of the shipped CUDA kernels
+  # (what the main job over them needs); default every task.
+  aoti_tasks="${RKT_AOTI_TASKS:-}"
+  [ "$aoti_tasks" = cuda ] && aoti_tasks="$(cuda_kernel_ids | cut -d/ -f1 | sort -u | paste -sd,)"
   start=$(date +%s)
   "$build/bin/rkt" aoti-spec --device cuda >"$out/aoti_spec.json" &&
-    python3 tools/aoti/build_packages.py "$out/aoti_spec.json" --jobs "${RKT_AOTI_JOBS:-$(nproc)}" \
-      >"$out/aoti_build.log" 2>&1
+    timeout "${RKT_AOTI_LIMIT:-400}" python3 tools/aoti/build_packages.py "$out/aoti_spec.json" \
+      --jobs "${RKT_AOTI_JOBS:-$(nproc)}" ${aoti_tasks:+--tasks "$aoti_tasks"} >"$out/aoti_build.log" 2>&1
   echo "aoti packages: exit $?, $(($(date +%s) - start)) s"
   tail -n 1 "$out/aoti_build.log"
+fi
+if [[ " $steps " == *" kbcheck "* ]]; then
+  # KernelBench agreement of the eager medians (issue 18): the problems run 18 found more than
+  # 15% apart, measured by `rkt baselines`; compared on the workstation with
+  # tools/gpu/compare_kb_baselines.py against ../shared/data/kb_baselines_h200.json.
+  start=$(date +%s)
+  timeout "${RKT_KBCHECK_LIMIT:-300}" "$build/bin/rkt" baselines --device cuda --out "$out/kbcheck" \
+    --task "${RKT_KB_TASKS:-kb_l1_012,kb_l1_019,kb_l1_025,kb_l1_031,kb_l1_033,kb_l1_035,kb_l1_048,kb_l1_099,kb_l1_100,kb_l2_012,kb_l2_072,kb_l2_073}" \
+    >"$out/kbcheck.log" 2>&1
+  echo "kbcheck baselines: exit $?, $(($(date +%s) - start)) s"
+  rm -rf "$out/kbcheck/baselines"
 fi
 if [[ " $steps " == *" main "* ]]; then
   start=$(date +%s)

@@ -1,0 +1,128 @@
+#include "framework/base/phase_times.h"
+
+#include <chrono>
+#include <mutex>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+namespace rkt {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Phases are counted on one thread: the first that opens a scope (the judge's main thread). A
+// scope on another thread (a helper thread of a parallel loop) counts nothing, since its time
+// overlaps the main thread's and would be counted twice.
+struct PhaseClock {
+  std::mutex mutex;
+  std::thread::id owner{};
+  bool owned = false;
+  PhaseTimes totals;
+  std::vector<Phase> open;  ///< innermost last
+  Clock::time_point since{};
+
+  // Charges the time since `since` to the innermost open phase.
+  void charge(Clock::time_point now) {
+    if (!open.empty()) {
+      totals[open.back()] += std::chrono::duration<double, std::milli>(now - since).count();
+    }
+    since = now;
+  }
+};
+
+PhaseClock& phase_clock() {
+  static PhaseClock* clock = new PhaseClock;  // never destroyed: scopes may close during exit
+  return *clock;
+}
+
+}  // namespace
+
+double PhaseTimes::total() const {
+  double sum = 0;
+  for (double ms : milliseconds) sum += ms;
+  return sum;
+}
+
+PhaseTimes& PhaseTimes::operator+=(const PhaseTimes& other) {
+  for (std::size_t i = 0; i < kPhaseCount; ++i) milliseconds[i] += other.milliseconds[i];
+  return *this;
+}
+
+PhaseTimes PhaseTimes::operator-(const PhaseTimes& earlier) const {
+  PhaseTimes difference;
+  for (std::size_t i = 0; i < kPhaseCount; ++i) {
+    difference.milliseconds[i] = milliseconds[i] - earlier.milliseconds[i];
+  }
+  return difference;
+}
+
+const char* to_string(Phase phase) {
+  switch (phase) {
+    case Phase::drawing: return "drawing";
+    case Phase::references: return "references";
+    case Phase::kernel_calls: return "kernel_calls";
+    case Phase::comparison: return "comparison";
+    case Phase::timing: return "timing";
+  }
+  return "unknown";
+}
+
+PhaseTimes process_phase_times() {
+  PhaseClock& clock = phase_clock();
+  std::lock_guard<std::mutex> lock(clock.mutex);
+  clock.charge(Clock::now());
+  return clock.totals;
+}
+
+std::string format_phase_times(const PhaseTimes& times) {
+  std::ostringstream text;
+  for (std::size_t i = 0; i < kPhaseCount; ++i) {
+    if (i > 0) text << " ";
+    text << to_string(static_cast<Phase>(i)) << "=" << times.milliseconds[i];
+  }
+  return text.str();
+}
+
+PhaseTimes parse_phase_times(const std::string& text) {
+  PhaseTimes times;
+  std::istringstream fields(text);
+  std::string field;
+  while (fields >> field) {
+    const std::size_t equals = field.find('=');
+    if (equals == std::string::npos) continue;
+    const std::string key = field.substr(0, equals);
+    for (std::size_t i = 0; i < kPhaseCount; ++i) {
+      if (key != to_string(static_cast<Phase>(i))) continue;
+      try {
+        times.milliseconds[i] = std::stod(field.substr(equals + 1));
+      } catch (const std::exception&) {
+        times.milliseconds[i] = 0;
+      }
+    }
+  }
+  return times;
+}
+
+ScopedPhase::ScopedPhase(Phase phase) {
+  PhaseClock& clock = phase_clock();
+  std::lock_guard<std::mutex> lock(clock.mutex);
+  if (!clock.owned) {
+    clock.owned = true;
+    clock.owner = std::this_thread::get_id();
+  }
+  if (clock.owner != std::this_thread::get_id()) return;
+  clock.charge(Clock::now());
+  clock.open.push_back(phase);
+  open_ = true;
+}
+
+ScopedPhase::~ScopedPhase() {
+  if (!open_) return;
+  PhaseClock& clock = phase_clock();
+  std::lock_guard<std::mutex> lock(clock.mutex);
+  clock.charge(Clock::now());
+  clock.open.pop_back();
+}
+
+}  // namespace rkt

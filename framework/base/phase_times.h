@@ -1,0 +1,58 @@
+// Where a judge process spends its time: drawing inputs, running references, calling the kernel,
+// comparing outputs, timing. Each phase is a scope (ScopedPhase); a nested scope pauses the one
+// around it, so the phases never count the same millisecond twice. The totals travel from a
+// supervised child to its parent with each case's verdict (supervision/verdict_channel.cpp) and
+// end in the report's time breakdown (runs/run_report.cpp): issue 18 asks a run to say where its
+// time went.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string>
+
+namespace rkt {
+
+enum class Phase : std::size_t {
+  drawing,       ///< drawing inputs and placing them in the kernel's buffers
+  references,    ///< the float64 reference and the honest samples of a claimed class
+  kernel_calls,  ///< calls of the kernel (in the worker: the round trip included)
+  comparison,    ///< judging outputs against the reference
+  timing,        ///< the benchmark's timed calls of the kernel and its baselines
+};
+inline constexpr std::size_t kPhaseCount = 5;
+
+/// Milliseconds per phase.
+struct PhaseTimes {
+  std::array<double, kPhaseCount> milliseconds{};
+
+  double& operator[](Phase phase) { return milliseconds[static_cast<std::size_t>(phase)]; }
+  double operator[](Phase phase) const { return milliseconds[static_cast<std::size_t>(phase)]; }
+  double total() const;
+  PhaseTimes& operator+=(const PhaseTimes& other);
+  PhaseTimes operator-(const PhaseTimes& earlier) const;
+};
+
+/// "drawing", "references", "kernel_calls", "comparison", "timing".
+const char* to_string(Phase phase);
+
+/// This process's totals so far (scopes still open count up to now).
+PhaseTimes process_phase_times();
+
+/// "drawing=12.5 references=3 ..." (milliseconds) and back; unknown keys are ignored, missing
+/// ones are zero.
+std::string format_phase_times(const PhaseTimes& times);
+PhaseTimes parse_phase_times(const std::string& text);
+
+/// Counts the time until its end against `phase` (and not against an enclosing scope's phase).
+class ScopedPhase {
+ public:
+  explicit ScopedPhase(Phase phase);
+  ~ScopedPhase();
+  ScopedPhase(const ScopedPhase&) = delete;
+  ScopedPhase& operator=(const ScopedPhase&) = delete;
+
+ private:
+  bool open_ = false;  ///< false on threads other than the one that counts (see the .cpp)
+};
+
+}  // namespace rkt

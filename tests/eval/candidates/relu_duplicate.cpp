@@ -1,0 +1,17 @@
+// Registers the same kernel id twice. Must get status duplicate_kernel naming both lines.
+#include <cstdint>
+
+#include "rkt/kernel.h"
+
+namespace {
+
+void relu_loop(rkt::KernelCall& call) {
+  const float* x = call.input(0).data_as<const float>();
+  float* y = call.output(0).data_as<float>();
+  for (std::int64_t i = 0; i < call.output(0).numel(); ++i) y[i] = x[i] < 0.0f ? 0.0f : x[i];
+}
+
+}  // namespace
+
+ROBUST_KERNEL_TEST(relu, eval_twice, relu_loop);
+ROBUST_KERNEL_TEST(relu, eval_twice, relu_loop);

@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# `rkt eval` on a batch of CPU candidates for relu (tests/eval/candidates/), each with the verdict
+# it must get, in one batch so that a crash, hang or cheat in one file is seen not to touch the
+# others: honest passes with a benchmark; wrong at an edge, a shape-guard cheat, a crash and a hang
+# fail on the case that exposes them; a compile error, a signature mismatch, no registration, an
+# unknown task (with "did you mean") and a duplicate id are failed records; an empty, a missing and
+# an oversized file are failed records and make the exit code 2. Then: the JSON records, the run
+# folder, a failure's replay command that replays it, the resume (a second call into the folder
+# judges nothing again), exit codes 1 and 0, and the usage errors.
+# Usage: eval_candidates_test.sh RKT CANDIDATES_DIR PYTHON
+set -euo pipefail
+rkt="$1"; candidates="$2"; python="$3"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+export RKT_EVAL_CACHE="$work/cache"
+export RKT_SEED=20261201
+
+# A file over the size limit (1 MiB, eval_defaults.h): a comment of 1.1 MB.
+{ echo "// too large"; head -c 1100000 /dev/zero | tr '\0' 'x'; echo; } > "$work/relu_too_large.cpp"
+
+set +e
+"$rkt" eval "$candidates"/*.cpp "$work/relu_too_large.cpp" "$work/missing.cpp" --json \
+  --out "$work/run" --timeout 10 > "$work/records" 2> "$work/log"
+code=$?
+set -e
+[ "$code" = 2 ] || { cat "$work/log"; fail "the batch exited $code, expected 2 (bad files in it)"; }
+for file in results.json report.md report.html eval.jsonl; do
+  [ -s "$work/run/$file" ] || fail "the run folder lacks $file"
+done
+
+"$python" - "$work/records" "$work/run/results.json" <<'PY' || { cat "$work/log"; exit 1; }
+import json, sys
+records = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+by_file = {}
+for record in records:
+    by_file.setdefault(record["file"].rsplit("/", 1)[-1], []).append(record)
+def one(name):
+    assert name in by_file, f"no record for {name}: {sorted(by_file)}"
+    assert len(by_file[name]) == 1, f"{name}: {len(by_file[name])} records"
+    return by_file[name][0]
+def failed_cases(record):
+    return [c for c in record["cases"] if c["status"] in ("failed", "crashed")]
+
+honest = one("relu_honest.cpp")
+assert honest["status"] == "judged" and honest["verdict"] == "pass", honest
+assert honest["benchmark"]["measured"] and honest["benchmark"]["median_ms"] > 0, honest["benchmark"]
+assert "eager_fp32" in honest["benchmark"]["speedups"], honest["benchmark"]
+speedup = honest["benchmark"]["speedups"]["eager_fp32"]
+assert speedup["low"] <= speedup["ratio"] <= speedup["high"], speedup
+assert len(honest["library_hash"]) == 32, honest["library_hash"]
+assert all(c["status"] == "passed" for c in honest["cases"]), honest["cases"]
+
+for name, exposing in [("relu_wrong_edge.cpp", "correctness_"), ("relu_cheat_shape_guard.cpp", "property_shapes"),
+                       ("relu_crash.cpp", "correctness_x0_01"), ("relu_hang.cpp", "correctness_x0_01")]:
+    record = one(name)
+    assert record["status"] == "judged" and record["verdict"] == "FAIL", (name, record["verdict"])
+    assert not record["benchmark"]["measured"], f"{name}: a failing kernel was timed"
+    names = [c["name"] for c in failed_cases(record)]
+    assert any(exposing in n for n in names), (name, names)
+    assert record["first_failure"]["reproduce"].startswith("RKT_KERNEL_LIBRARY="), record["first_failure"]
+crash = one("relu_crash.cpp")
+assert "signal 11" in crash["first_failure"]["message"], crash["first_failure"]["message"]
+hang = one("relu_hang.cpp")
+assert hang["first_failure"]["status"] == "crashed" and "killed (hang)" in hang["first_failure"]["message"], hang["first_failure"]
+# The crash and the hang are confined to the cases that trigger them: the rest of each file passed.
+assert sum(c["status"] == "passed" for c in crash["cases"]) >= 10, crash["cases"]
+assert sum(c["status"] == "passed" for c in hang["cases"]) >= 10, hang["cases"]
+
+expected = {
+    "relu_compile_error.cpp": ("compile_error", "relu_compile_error.cpp:8:10: error:"),
+    "relu_signature_mismatch.cpp": ("signature_mismatch", "relu_signature_mismatch.cpp:"),
+    "relu_no_registration.cpp": ("no_registration", "registers no kernel"),
+    "relu_unknown_task.cpp": ("unknown_task", "did you mean 'relu'?"),
+    "relu_duplicate.cpp": ("duplicate_kernel", "'relu/eval_twice' is registered twice"),
+    "empty.cpp": ("empty_file", "empty"),
+    "relu_too_large.cpp": ("file_too_large", "over the limit of 1048576 bytes"),
+    "missing.cpp": ("missing_file", "no such file"),
+}
+for name, (status, text) in expected.items():
+    record = one(name)
+    assert record["status"] == status and record["verdict"] == "FAIL", (name, record)
+    assert text in record["message"], (name, record["message"])
+# Paths relative to the file: the compiler ran on the bare name, never the folder.
+assert "/" not in one("relu_compile_error.cpp")["message"].split(":")[0]
+
+results = json.load(open(sys.argv[2]))
+assert results["finished"] is True
+verdicts = {k["kernel"]: k["verdict"] for k in results["kernels"]}
+assert verdicts["relu_honest:eval_honest"] == "pass", verdicts
+assert verdicts["relu_compile_error"] == "FAIL", verdicts
+assert len(results["kernels"]) == len(records), (len(results["kernels"]), len(records))
+print(f"batch: {len(records)} records as expected")
+PY
+
+# The wrong kernel's replay command replays its failing case with the same library.
+reproduce="$("$python" -c '
+import json, sys
+for line in open(sys.argv[1]):
+    record = json.loads(line)
+    if record["file"].endswith("relu_wrong_edge.cpp"): print(record["first_failure"]["reproduce"])
+' "$work/records")"
+set +e
+bash -c "$reproduce" > "$work/replay" 2>&1
+code=$?
+set -e
+[ "$code" = 1 ] || { cat "$work/replay"; fail "the replay exited $code, expected 1: $reproduce"; }
+grep -q "FAILED" "$work/replay" || { cat "$work/replay"; fail "the replay did not fail the case"; }
+
+# Resume: the same files into the same folder judge nothing again (libraries from the cache, and
+# records from eval.jsonl), and give the same verdicts; honest alone exits 0, with a failure 1.
+set +e
+"$rkt" eval "$candidates/relu_honest.cpp" "$candidates/relu_wrong_edge.cpp" --out "$work/run" \
+  > "$work/resumed" 2>&1
+code=$?
+set -e
+[ "$code" = 1 ] || { cat "$work/resumed"; fail "the resumed batch exited $code, expected 1"; }
+[ "$(grep -c 'resumed: judged before with this library' "$work/resumed")" = 2 ] \
+  || { cat "$work/resumed"; fail "the second call did not resume both files"; }
+! grep -q "judging " "$work/resumed" || { cat "$work/resumed"; fail "the second call judged again"; }
+grep -q "compiled 0 libraries" "$work/resumed" || { cat "$work/resumed"; fail "the second call compiled again"; }
+"$rkt" eval "$candidates/relu_honest.cpp" --out "$work/run" > "$work/honest" 2>&1 \
+  || { cat "$work/honest"; fail "honest alone did not exit 0"; }
+
+# Usage errors: exit 2 with a message naming what was wrong.
+usage() {
+  local message="$1"; shift
+  set +e
+  "$rkt" "$@" > "$work/out" 2>&1
+  local code=$?
+  set -e
+  [ "$code" = 2 ] || { cat "$work/out"; fail "'$*' exited $code, expected 2"; }
+  grep -qF -- "$message" "$work/out" || { cat "$work/out"; fail "'$*' did not say: $message"; }
+}
+usage "eval needs at least one kernel source file" eval
+usage "unknown task 'rleu'; did you mean 'relu'?" eval "$candidates/relu_honest.cpp" --task rleu
+usage "--jobs takes a positive whole number, not '0'" eval "$candidates/relu_honest.cpp" --jobs 0
+usage "--timeout takes a positive whole number, not 'soon'" eval "$candidates/relu_honest.cpp" --timeout soon
+usage "eval: unknown option '--kernel'" eval "$candidates/relu_honest.cpp" --kernel relu
+echo "eval: batch verdicts, replay, resume and usage errors as expected"

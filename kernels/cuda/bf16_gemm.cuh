@@ -8,12 +8,12 @@
 // at the store. Nothing is accumulated in the low format.
 //
 // Tiling: a block of 256 threads (8 warps as 2 x 4) computes a 128 x 128 tile of y, stepping K
-// by kBK = 32 through a kStages = 4 deep cp.async pipeline (76 KB of dynamic shared memory; two
-// blocks per SM). Each warp owns 64 x 32: 4 x 4 m16n8 accumulators (64 floats per lane). A is
-// staged [128][32 + 8] (k contiguous), B [32][128 + 8] (n contiguous, straight from its
-// row-major layout); the paddings make every ldmatrix conflict-free (rows 80 and 272 bytes
-// apart: the 8 rows of a matrix fall in 8 distinct 16-byte bank groups). A fragments are plain
-// ldmatrix.x4, B fragments transposed ldmatrix.x4 (two n8 tiles per instruction).
+// by kBK = 32 through a 4-deep cp.async pipeline (76 KB of dynamic shared memory; two blocks per
+// SM). Each warp owns 64 x 32: 4 x 4 m16n8 accumulators (64 floats per lane). A is staged
+// [128][32 + 8] (k contiguous), B [32][128 + 8] (n contiguous, straight from its row-major
+// layout); the paddings make every ldmatrix conflict-free (the 8 rows of a matrix fall in 8
+// distinct 16-byte bank groups). A fragments are plain ldmatrix.x4, B fragments transposed
+// ldmatrix.x4 (two n8 tiles each).
 // Tails: out-of-range rows, columns and k are zero-filled by the copies, so any M, N, K works.
 // Copies are 16-byte cp.async when K % 8 == 0, N % 8 == 0 and a, b are 16-byte aligned;
 // otherwise the same kernel stages elements with 2-byte loads (kAligned = false; slower, but it
@@ -43,22 +43,30 @@ namespace lp = rkt::cuda_kernels::low_precision;
 
 constexpr int kThreads = 256;  // 8 warps
 constexpr int kBM = 128;       // rows of y per block
-constexpr int kBN = 128;       // columns of y per block
 constexpr int kBK = 32;        // k per pipeline stage
-constexpr int kStages = 4;     // cp.async pipeline depth
 constexpr int kWarpsN = 4;     // warp grid: 2 x 4
 constexpr int kWarpM = 64;     // rows per warp
-constexpr int kWarpN = 32;     // columns per warp
 constexpr int kMTiles = kWarpM / 16;
-constexpr int kNTiles = kWarpN / 8;
 constexpr int kLdA = kBK + 8;  // [elements] A stage row stride
-constexpr int kLdB = kBN + 8;  // [elements] B stage row stride
-constexpr int kStageElements = kBM * kLdA + kBK * kLdB;
 constexpr std::int64_t kGroupM = 8;  // M-tiles per group of the block order (L2 reuse of B)
 
-__host__ __device__ constexpr std::size_t shared_bytes() {
-  return sizeof(std::uint16_t) * static_cast<std::size_t>(kStages) * kStageElements;
-}
+// The block's columns, and what follows from them: 128 columns, warps of 64 x 32, 4 stages
+// (76 KB), two blocks per SM (128 registers). Measured on the H200 at 4096^3: 290 TFLOP/s; 256
+// columns with warps of 64 x 64 (half the shared-memory reads per MMA, 232 registers, one block
+// per SM) ran at 246 TFLOP/s, so the narrow shape is the only one launched.
+template <int kColumns, int kBlocksPerSM>
+struct Tiles {
+  static constexpr int kBN = kColumns;               // columns of y per block
+  static constexpr int kWarpN = kColumns / kWarpsN;  // columns per warp
+  static constexpr int kNTiles = kWarpN / 8;
+  static constexpr int kStages = 4;                  // cp.async pipeline depth
+  static constexpr int kMinBlocksPerSM = kBlocksPerSM;
+  static constexpr int kLdB = kBN + 8;               // [elements] B stage row stride
+  static constexpr int kStageElements = kBM * kLdA + kBK * kLdB;
+  static constexpr std::size_t kSharedBytes =
+      sizeof(std::uint16_t) * static_cast<std::size_t>(kStages) * kStageElements;
+};
+using BlockTiles = Tiles<128, 2>;
 
 struct Params {
   const std::uint16_t* a;     // [m, k]
@@ -74,14 +82,16 @@ __device__ __forceinline__ float gelu(float x) {
 }
 
 // Stages a [kBM x kBK] tile of a and a [kBK x kBN] tile of b.
-template <bool kAligned>
+template <class T, bool kAligned>
 __device__ __forceinline__ void load_stage(std::uint16_t* stage, const Params& p, std::int64_t m0,
                                            std::int64_t n0, std::int64_t k0) {
   std::uint16_t* a_stage = stage;
+  constexpr int kBN = T::kBN;
+  constexpr int kLdB = T::kLdB;
   std::uint16_t* b_stage = stage + kBM * kLdA;
   const int tid = static_cast<int>(threadIdx.x);
   if constexpr (kAligned) {
-    // A: 128 rows x 4 chunks of 8; B: 32 rows x 16 chunks. K % 8 == 0 and N % 8 == 0, so a
+    // A: 128 rows x 4 chunks of 8; B: 32 rows x kBN / 8 chunks. K % 8 == 0 and N % 8 == 0, so a
     // chunk is wholly inside or wholly outside.
 #pragma unroll
     for (int i = 0; i < kBM * kBK / 8 / kThreads; ++i) {
@@ -119,8 +129,15 @@ __device__ __forceinline__ void load_stage(std::uint16_t* stage, const Params& p
   }
 }
 
-template <class Format, bool kAligned>
-__global__ void __launch_bounds__(kThreads, 2) bias_gelu_gemm_kernel(const Params p) {
+template <class Format, class T, bool kAligned>
+__global__ void __launch_bounds__(kThreads, T::kMinBlocksPerSM)
+    bias_gelu_gemm_kernel(const Params p) {
+  constexpr int kBN = T::kBN;
+  constexpr int kWarpN = T::kWarpN;
+  constexpr int kNTiles = T::kNTiles;
+  constexpr int kStages = T::kStages;
+  constexpr int kLdB = T::kLdB;
+  constexpr int kStageElements = T::kStageElements;
   extern __shared__ uint4 gemm_shared_raw[];  // 16-byte aligned for cp.async and ldmatrix
   std::uint16_t* shared = reinterpret_cast<std::uint16_t*>(gemm_shared_raw);
 
@@ -152,7 +169,7 @@ __global__ void __launch_bounds__(kThreads, 2) bias_gelu_gemm_kernel(const Param
 
 #pragma unroll
   for (int s = 0; s < kStages - 1; ++s) {
-    if (s < k_tiles) load_stage<kAligned>(shared + s * kStageElements, p, m0, n0, std::int64_t{s} * kBK);
+    if (s < k_tiles) load_stage<T, kAligned>(shared + s * kStageElements, p, m0, n0, std::int64_t{s} * kBK);
     lp::cp_async_commit();  // always commit, so the group count per iteration stays fixed
   }
 
@@ -164,7 +181,7 @@ __global__ void __launch_bounds__(kThreads, 2) bias_gelu_gemm_kernel(const Param
     lp::cp_async_wait<kStages - 2>();  // tile kt has landed (for this thread's copies)
     __syncthreads();                   // ... for everyone's; and stage (kt - 1) is free again
     if (kt + kStages - 1 < k_tiles) {
-      load_stage<kAligned>(shared + ((kt + kStages - 1) % kStages) * kStageElements, p, m0, n0,
+      load_stage<T, kAligned>(shared + ((kt + kStages - 1) % kStages) * kStageElements, p, m0, n0,
                            std::int64_t{kt + kStages - 1} * kBK);
     }
     lp::cp_async_commit();
@@ -227,10 +244,12 @@ __global__ void __launch_bounds__(kThreads, 2) bias_gelu_gemm_kernel(const Param
   }
 }
 
-// Blocks of the 1-D grid: one per 128 x 128 tile of y.
-inline std::int64_t grid_blocks(const Params& p) {
-  return ((p.m + kBM - 1) / kBM) * ((p.n + kBN - 1) / kBN);
+// Blocks of the 1-D grid: one per kBM x T::kBN tile of y.
+template <class T>
+std::int64_t grid_blocks(const Params& p) {
+  return ((p.m + kBM - 1) / kBM) * ((p.n + T::kBN - 1) / T::kBN);
 }
+
 
 // True when the 16-byte copy path applies.
 inline bool copies_aligned(const Params& p) {
@@ -242,20 +261,26 @@ constexpr std::int64_t kMaxGridX = 2147483647;  // [blocks]
 
 // Launches y = gelu(a @ b + bias) on `stream` (p.m, p.n > 0). Returns the launch status
 // (cudaFuncSetAttribute's if that fails).
-template <class Format>
-cudaError_t launch_bias_gelu_gemm(const Params& p, cudaStream_t stream) {
-  const std::int64_t blocks = grid_blocks(p);
+template <class Format, class T>
+cudaError_t launch_with_tiles(const Params& p, cudaStream_t stream) {
+  const std::int64_t blocks = grid_blocks<T>(p);
   if (blocks > kMaxGridX) return cudaErrorInvalidConfiguration;
-  constexpr std::size_t kShared = shared_bytes();
   const auto launch = [&](auto kernel) {
     const cudaError_t attribute = cudaFuncSetAttribute(
-        kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kShared));
+        kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(T::kSharedBytes));
     if (attribute != cudaSuccess) return attribute;
-    kernel<<<static_cast<unsigned>(blocks), kThreads, kShared, stream>>>(p);
+    kernel<<<static_cast<unsigned>(blocks), kThreads, T::kSharedBytes, stream>>>(p);
     return cudaGetLastError();
   };
-  return copies_aligned(p) ? launch(bias_gelu_gemm_kernel<Format, true>)
-                           : launch(bias_gelu_gemm_kernel<Format, false>);
+  return copies_aligned(p) ? launch(bias_gelu_gemm_kernel<Format, T, true>)
+                           : launch(bias_gelu_gemm_kernel<Format, T, false>);
+}
+
+// Launches y = gelu(a @ b + bias) on `stream` (p.m, p.n > 0). Returns the launch status
+// (cudaFuncSetAttribute's if that fails).
+template <class Format>
+cudaError_t launch_bias_gelu_gemm(const Params& p, cudaStream_t stream) {
+  return launch_with_tiles<Format, BlockTiles>(p, stream);
 }
 #endif  // !RKT_CUDA_EMULATION
 

@@ -19,7 +19,7 @@
 
 namespace rkt::cuda_kernels::bf16_gemm {
 // The dynamic shared memory the kernel declares `extern __shared__`.
-alignas(16) uint4 gemm_shared_raw[shared_bytes() / sizeof(uint4)];
+alignas(16) uint4 gemm_shared_raw[BlockTiles::kSharedBytes / sizeof(uint4)];
 }  // namespace rkt::cuda_kernels::bf16_gemm
 
 namespace {
@@ -39,12 +39,12 @@ std::vector<std::uint16_t> random_values(std::size_t n, unsigned seed) {
 }
 
 // lead: elements before each buffer's first one (1: the buffers start 2 bytes past alignment).
-template <class Format, bool kAligned>
+template <class Format, class Tiles, bool kAligned>
 void check_gemm(std::int64_t m, std::int64_t n, std::int64_t k, std::size_t lead,
                 double tolerance) {
   SCOPED_TRACE(std::string(Format::kIsBf16 ? "bf16" : "fp16") + " M=" + std::to_string(m) +
                " N=" + std::to_string(n) + " K=" + std::to_string(k) +
-               " lead=" + std::to_string(lead));
+               " lead=" + std::to_string(lead) + " tile columns=" + std::to_string(Tiles::kBN));
   const std::size_t mk = static_cast<std::size_t>(m * k);
   const std::size_t kn = static_cast<std::size_t>(k * n);
   const std::size_t mn = static_cast<std::size_t>(m * n);
@@ -61,9 +61,9 @@ void check_gemm(std::int64_t m, std::int64_t n, std::int64_t k, std::size_t lead
     auto* h = reinterpret_cast<std::uint16_t*>(gemm::gemm_shared_raw);
     for (std::size_t i = 0; i < sizeof(gemm::gemm_shared_raw) / 2; ++i) h[i] = 0x7fc0;
   };
-  const EmulatedDim3 grid{static_cast<unsigned>(gemm::grid_blocks(p)), 1, 1};
+  const EmulatedDim3 grid{static_cast<unsigned>(gemm::grid_blocks<Tiles>(p)), 1, 1};
   rkt_emulation::run_grid(grid, gemm::kThreads, poison_shared,
-                          [&] { gemm::bias_gelu_gemm_kernel<Format, kAligned>(p); });
+                          [&] { gemm::bias_gelu_gemm_kernel<Format, Tiles, kAligned>(p); });
 
   const auto value = [](const std::vector<std::uint16_t>& t, std::size_t i) {
     return static_cast<double>(Format::to_float(t[i]));
@@ -90,6 +90,7 @@ void check_gemm(std::int64_t m, std::int64_t n, std::int64_t k, std::size_t lead
   for (std::size_t i = mn + lead; i < y.size(); ++i) EXPECT_EQ(y[i], kCanary) << "past y";
 }
 
+using gemm::BlockTiles;
 using lp::Bf16Format;
 using lp::Fp16Format;
 
@@ -98,23 +99,22 @@ constexpr double kBf16Tolerance = 8e-3;
 constexpr double kFp16Tolerance = 2e-3;
 
 TEST(Bf16GemmEmulation, Bf16VectorCopiesWithTails) {
-  check_gemm<Bf16Format, true>(130, 136, 72, 0, kBf16Tolerance);
+  check_gemm<Bf16Format, BlockTiles, true>(130, 136, 72, 0, kBf16Tolerance);
 }
 TEST(Bf16GemmEmulation, Fp16VectorCopiesLongK) {
-  check_gemm<Fp16Format, true>(40, 64, 200, 0, kFp16Tolerance);
+  check_gemm<Fp16Format, BlockTiles, true>(40, 64, 200, 0, kFp16Tolerance);
 }
 TEST(Bf16GemmEmulation, Fp16ElementCopiesOddShapes) {
-  check_gemm<Fp16Format, false>(33, 45, 70, 0, kFp16Tolerance);
+  check_gemm<Fp16Format, BlockTiles, false>(33, 45, 70, 0, kFp16Tolerance);
 }
 TEST(Bf16GemmEmulation, Bf16ElementCopiesMisalignedBuffers) {
-  check_gemm<Bf16Format, false>(20, 24, 40, 1, kBf16Tolerance);
+  check_gemm<Bf16Format, BlockTiles, false>(20, 24, 40, 1, kBf16Tolerance);
 }
 // 10 M-tiles x 2 N-tiles: one full group of kGroupM = 8 M-tiles and a partial group of 2.
 TEST(Bf16GemmEmulation, Bf16GroupedBlockOrder) {
-  check_gemm<Bf16Format, true>(1240, 136, 8, 0, kBf16Tolerance);
+  check_gemm<Bf16Format, BlockTiles, true>(1240, 136, 8, 0, kBf16Tolerance);
 }
 TEST(Bf16GemmEmulation, Bf16EmptyKIsGeluOfBias) {
-  check_gemm<Bf16Format, true>(3, 8, 0, 0, kBf16Tolerance);
+  check_gemm<Bf16Format, BlockTiles, true>(3, 8, 0, 0, kBf16Tolerance);
 }
-
 }  // namespace

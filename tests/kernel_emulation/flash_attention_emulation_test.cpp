@@ -19,8 +19,8 @@
 #include "flash_attention.cuh"
 
 namespace rkt::cuda_kernels::flash {
-// The dynamic shared memory the kernel declares `extern __shared__`: the D = 128 configuration.
-alignas(16) uint4 flash_shared_raw[shared_bytes<128>() / sizeof(uint4)];
+// The dynamic shared memory the kernel declares `extern __shared__`: the largest configuration.
+alignas(16) uint4 flash_shared_raw[shared_bytes<128, 2>() / sizeof(uint4)];
 }  // namespace rkt::cuda_kernels::flash
 
 namespace {
@@ -43,13 +43,13 @@ std::vector<std::uint16_t> random_values(std::size_t n, unsigned seed, float sca
   return v;
 }
 
-template <class Format, int kD, bool kCausal, bool kAligned>
+template <class Format, int kD, int kM, bool kCausal, bool kAligned>
 void check_attention(const Shape& s, float scale, double tolerance) {
   SCOPED_TRACE(std::string(Format::kIsBf16 ? "bf16" : "fp16") + " D=" + std::to_string(kD) +
                (kCausal ? " causal" : "") + (kAligned ? "" : " misaligned") +
                " B=" + std::to_string(s.batch) + " H=" + std::to_string(s.heads) +
                " G=" + std::to_string(s.kv_heads) + " S=" + std::to_string(s.seq) +
-               " scale=" + std::to_string(scale));
+               " scale=" + std::to_string(scale) + " m16 tiles per warp=" + std::to_string(kM));
   const std::size_t q_elems = static_cast<std::size_t>(s.batch * s.heads * s.seq * kD);
   const std::size_t kv_elems = static_cast<std::size_t>(s.batch * s.kv_heads * s.seq * kD);
   // One leading element when misaligned: the buffers start 2 bytes past a 16-byte boundary.
@@ -69,14 +69,14 @@ void check_attention(const Shape& s, float scale, double tolerance) {
             kAligned);
   std::int64_t gx = 0;
   std::int64_t gy = 0;
-  flash::grid_shape(p, gx, gy);
+  flash::grid_shape<kM>(p, gx, gy);
   const auto poison_shared = [] {
     auto* bytes = reinterpret_cast<std::uint16_t*>(flash::flash_shared_raw);
     for (std::size_t i = 0; i < sizeof(flash::flash_shared_raw) / 2; ++i) bytes[i] = 0x7fc0;
   };
   rkt_emulation::run_grid(EmulatedDim3{static_cast<unsigned>(gx), static_cast<unsigned>(gy), 1},
                           flash::kThreads, poison_shared, [&] {
-                            flash::flash_attention_kernel<Format, kD, kCausal, kAligned>(p);
+                            flash::flash_attention_kernel<Format, kD, kM, kCausal, kAligned>(p);
                           });
 
   const auto value = [](const std::vector<std::uint16_t>& t, std::size_t i) {
@@ -133,26 +133,38 @@ constexpr double kBf16Tolerance = 1e-2;
 constexpr double kFp16Tolerance = 2.5e-3;
 
 TEST(FlashAttentionEmulation, Bf16D64TailNonCausal) {
-  check_attention<Bf16Format, 64, false, true>({1, 2, 2, 70}, 1.0f, kBf16Tolerance);
+  check_attention<Bf16Format, 64, 1, false, true>({1, 2, 2, 70}, 1.0f, kBf16Tolerance);
+  check_attention<Bf16Format, 64, 2, false, true>({1, 2, 2, 70}, 1.0f, kBf16Tolerance);
 }
 TEST(FlashAttentionEmulation, Bf16D128CausalGroupedThreeTiles) {
-  check_attention<Bf16Format, 128, true, true>({1, 4, 1, 130}, 1.0f, kBf16Tolerance);
+  check_attention<Bf16Format, 128, 1, true, true>({1, 4, 1, 130}, 1.0f, kBf16Tolerance);
+  check_attention<Bf16Format, 128, 2, true, true>({1, 4, 1, 130}, 1.0f, kBf16Tolerance);
 }
 TEST(FlashAttentionEmulation, Fp16D64CausalExactTileGrouped) {
-  check_attention<Fp16Format, 64, true, true>({2, 4, 2, 64}, 1.0f, kFp16Tolerance);
+  check_attention<Fp16Format, 64, 1, true, true>({2, 4, 2, 64}, 1.0f, kFp16Tolerance);
+  check_attention<Fp16Format, 64, 2, true, true>({2, 4, 2, 64}, 1.0f, kFp16Tolerance);
 }
 TEST(FlashAttentionEmulation, Fp16D128ShortMisaligned) {
-  check_attention<Fp16Format, 128, false, false>({1, 2, 1, 33}, 1.0f, kFp16Tolerance);
+  check_attention<Fp16Format, 128, 1, false, false>({1, 2, 1, 33}, 1.0f, kFp16Tolerance);
+  check_attention<Fp16Format, 128, 2, false, false>({1, 2, 1, 33}, 1.0f, kFp16Tolerance);
 }
 TEST(FlashAttentionEmulation, Bf16D64CausalMisalignedTail) {
-  check_attention<Bf16Format, 64, true, false>({1, 1, 1, 100}, 1.0f, kBf16Tolerance);
+  check_attention<Bf16Format, 64, 1, true, false>({1, 1, 1, 100}, 1.0f, kBf16Tolerance);
+  check_attention<Bf16Format, 64, 2, true, false>({1, 1, 1, 100}, 1.0f, kBf16Tolerance);
 }
 // Scores of several hundred: exp without the running max overflows fp32.
 TEST(FlashAttentionEmulation, Bf16LargeScoresNeedTheRunningMax) {
-  check_attention<Bf16Format, 64, false, true>({1, 1, 1, 129}, 12.0f, kBf16Tolerance);
+  check_attention<Bf16Format, 64, 1, false, true>({1, 1, 1, 129}, 12.0f, kBf16Tolerance);
+  check_attention<Bf16Format, 64, 2, false, true>({1, 1, 1, 129}, 12.0f, kBf16Tolerance);
+}
+// Several query blocks whose diagonal spans two key tiles (128-query blocks): the per-warp mask.
+TEST(FlashAttentionEmulation, Bf16D64CausalSeveralQueryBlocks) {
+  check_attention<Bf16Format, 64, 1, true, true>({1, 1, 1, 300}, 1.0f, kBf16Tolerance);
+  check_attention<Bf16Format, 64, 2, true, true>({1, 1, 1, 300}, 1.0f, kBf16Tolerance);
 }
 TEST(FlashAttentionEmulation, Fp16OneQuery) {
-  check_attention<Fp16Format, 64, true, true>({1, 2, 2, 1}, 1.0f, kFp16Tolerance);
+  check_attention<Fp16Format, 64, 1, true, true>({1, 2, 2, 1}, 1.0f, kFp16Tolerance);
+  check_attention<Fp16Format, 64, 2, true, true>({1, 2, 2, 1}, 1.0f, kFp16Tolerance);
 }
 
 }  // namespace

@@ -14,10 +14,12 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "bf16_gemm.cuh"
@@ -120,7 +122,7 @@ void compare(const std::string& name, const std::vector<float>& out,
   if (bad) ++failures;
 }
 
-template <class Format, int kD, bool kCausal>
+template <class Format, int kD, bool kCausal, int kM = flash::kFlashWarpTiles>
 void check_attention(std::int64_t B, std::int64_t H, std::int64_t G, std::int64_t S,
                      std::size_t lead, float scale) {
   const std::size_t qn = B * H * S * kD, kvn = B * G * S * kD;
@@ -133,7 +135,7 @@ void check_attention(std::int64_t B, std::int64_t H, std::int64_t G, std::int64_
   CHECK_CUDA(cudaMemset(dout.base, 0xff, qn * 2 + 64));  // NaN everywhere
   const flash::Params p{dq.at(lead), dk.at(lead), dv.at(lead), dout.at(lead), B, H, G, S,
                         flash::kLog2e / std::sqrt(float(kD))};
-  CHECK_CUDA((flash::launch_flash_attention<Format, kD, kCausal>(p, nullptr)));
+  CHECK_CUDA((flash::launch_flash_attention_tiles<Format, kD, kM, kCausal>(p, nullptr)));
   CHECK_CUDA(cudaDeviceSynchronize());
   std::vector<std::uint16_t> o(qn);
   CHECK_CUDA(cudaMemcpy(o.data(), dout.at(lead), qn * 2, cudaMemcpyDeviceToHost));
@@ -162,8 +164,8 @@ void check_attention(std::int64_t B, std::int64_t H, std::int64_t G, std::int64_
     }
   });
   char name[160];
-  std::snprintf(name, sizeof name, "attention %s D=%d%s B=%ld H=%ld G=%ld S=%ld lead=%zu x%.0f",
-                Format::kIsBf16 ? "bf16" : "fp16", kD, kCausal ? " causal" : "", long(B), long(H),
+  std::snprintf(name, sizeof name, "attention(%d) %s D=%d%s B=%ld H=%ld G=%ld S=%ld lead=%zu x%.0f",
+                kM, Format::kIsBf16 ? "bf16" : "fp16", kD, kCausal ? " causal" : "", long(B), long(H),
                 long(G), long(S), lead, scale);
   compare(name, out, ref, Format::kIsBf16 ? 1e-2 : 2.5e-3);
 }
@@ -220,7 +222,7 @@ float time_ms(Launch launch) {
   return ms / kReps;
 }
 
-template <class Format, int kD, bool kCausal>
+template <class Format, int kD, bool kCausal, int kM = flash::kFlashWarpTiles>
 void time_attention(std::int64_t B, std::int64_t H, std::int64_t G, std::int64_t S) {
   const std::size_t qn = B * H * S * kD, kvn = B * G * S * kD;
   auto q = random_values<Format>(qn, 1, 1.0f);
@@ -230,14 +232,23 @@ void time_attention(std::int64_t B, std::int64_t H, std::int64_t G, std::int64_t
   CHECK_CUDA(cudaMemcpy(dv.at(0), q.data(), kvn * 2, cudaMemcpyHostToDevice));
   const flash::Params p{dq.at(0), dk.at(0), dv.at(0), dout.at(0), B, H, G, S,
                         flash::kLog2e / std::sqrt(float(kD))};
-  const float ms = time_ms([&] { CHECK_CUDA((flash::launch_flash_attention<Format, kD, kCausal>(p, nullptr))); });
+  const float ms = time_ms([&] { CHECK_CUDA((flash::launch_flash_attention_tiles<Format, kD, kM, kCausal>(p, nullptr))); });
   const double flops = 4.0 * B * H * double(S) * S * kD * (kCausal ? 0.5 : 1.0);
-  std::printf("time attention %s D=%d%s B=%ld H=%ld G=%ld S=%ld: %.3f ms, %.1f TFLOP/s (%.1f%% of 790)\n",
-              Format::kIsBf16 ? "bf16" : "fp16", kD, kCausal ? " causal" : "", long(B), long(H),
+  std::printf("time attention (%d m16 per warp) %s D=%d%s B=%ld H=%ld G=%ld S=%ld: %.3f ms, %.1f TFLOP/s (%.1f%% of 790)\n",
+              kM, Format::kIsBf16 ? "bf16" : "fp16", kD, kCausal ? " causal" : "", long(B), long(H),
               long(G), long(S), ms, flops / ms / 1e9, flops / ms / 1e9 / 7.9);
 }
 
-template <class Format>
+template <class Tiles>
+const char* tile_name() {
+  if constexpr (std::is_void_v<Tiles>) {
+    return "chosen";
+  } else {
+    return Tiles::kBN == 128 ? "128-column" : "other";
+  }
+}
+
+template <class Format, class Tiles = void>
 void time_gemm(std::int64_t M, std::int64_t N, std::int64_t K) {
   auto a = random_values<Format>(std::max(M * K, K * N), 1, 1.0f);
   DeviceBuffer da(M * K * 2), db(K * N * 2), dbias(N * 2), dy(M * N * 2);
@@ -245,9 +256,16 @@ void time_gemm(std::int64_t M, std::int64_t N, std::int64_t K) {
   CHECK_CUDA(cudaMemcpy(db.at(0), a.data(), K * N * 2, cudaMemcpyHostToDevice));
   CHECK_CUDA(cudaMemcpy(dbias.at(0), a.data(), N * 2, cudaMemcpyHostToDevice));
   const gemm::Params p{da.at(0), db.at(0), dbias.at(0), dy.at(0), M, N, K};
-  const float ms = time_ms([&] { CHECK_CUDA(gemm::launch_bias_gelu_gemm<Format>(p, nullptr)); });
+  const float ms = time_ms([&] {
+    if constexpr (std::is_void_v<Tiles>) {
+      CHECK_CUDA(gemm::launch_bias_gelu_gemm<Format>(p, nullptr));
+    } else {
+      CHECK_CUDA((gemm::launch_with_tiles<Format, Tiles>(p, nullptr)));
+    }
+  });
   const double flops = 2.0 * M * N * double(K);
-  std::printf("time gemm %s %ldx%ldx%ld: %.3f ms, %.1f TFLOP/s (%.1f%% of 790)\n",
+  std::printf("time gemm (%s tiles) %s %ldx%ldx%ld: %.3f ms, %.1f TFLOP/s (%.1f%% of 790)\n",
+              tile_name<Tiles>(),
               Format::kIsBf16 ? "bf16" : "fp16", long(M), long(N), long(K), ms, flops / ms / 1e9,
               flops / ms / 1e9 / 7.9);
 }
@@ -364,34 +382,42 @@ float run_rows(RowOp op, std::int64_t R, std::int64_t N, std::size_t lead, float
 int main() {
   using lp::Bf16Format;
   using lp::Fp16Format;
-  check_attention<Bf16Format, 64, false>(1, 2, 2, 1, 0, 1);
-  check_attention<Bf16Format, 64, false>(2, 4, 1, 200, 0, 1);
-  check_attention<Bf16Format, 128, true>(1, 8, 2, 257, 0, 1);
-  check_attention<Fp16Format, 128, false>(1, 4, 4, 512, 0, 1);
-  check_attention<Fp16Format, 64, true>(2, 4, 4, 100, 0, 1);
-  check_attention<Bf16Format, 128, true>(1, 4, 1, 130, 1, 1);
-  check_attention<Fp16Format, 64, false>(1, 2, 1, 64, 1, 1);
-  check_attention<Bf16Format, 64, true>(1, 2, 2, 300, 0, 12);
-  check_attention<Fp16Format, 128, true>(1, 2, 2, 1000, 0, 3);
-  check_gemm<Bf16Format>(512, 512, 512, 0);
-  check_gemm<Fp16Format>(1000, 1032, 264, 0);
-  check_gemm<Bf16Format>(257, 300, 520, 0);
-  check_gemm<Fp16Format>(129, 136, 72, 1);
-  check_gemm<Bf16Format>(3, 5, 7, 0);
-  check_gemm<Bf16Format>(2048, 1024, 4096, 0);
+  // LP_TIMINGS_ONLY=1: the timings alone (the checks take a minute of CPU references).
+  const bool checks = std::getenv("LP_TIMINGS_ONLY") == nullptr;
+  if (checks) {
+    check_attention<Bf16Format, 64, false>(1, 2, 2, 1, 0, 1);
+    check_attention<Bf16Format, 64, false>(2, 4, 1, 200, 0, 1);
+    check_attention<Bf16Format, 128, true>(1, 8, 2, 257, 0, 1);
+    check_attention<Fp16Format, 128, false>(1, 4, 4, 512, 0, 1);
+    check_attention<Fp16Format, 64, true>(2, 4, 4, 100, 0, 1);
+    check_attention<Bf16Format, 128, true>(1, 4, 1, 130, 1, 1);
+    check_attention<Fp16Format, 64, false>(1, 2, 1, 64, 1, 1);
+    check_attention<Bf16Format, 64, true>(1, 2, 2, 300, 0, 12);
+    check_attention<Fp16Format, 128, true>(1, 2, 2, 1000, 0, 3);
+    check_attention<Bf16Format, 128, true, 1>(1, 8, 2, 257, 0, 1);
+    check_attention<Fp16Format, 64, false, 1>(1, 4, 4, 300, 1, 3);
+    check_gemm<Bf16Format>(512, 512, 512, 0);
+    check_gemm<Fp16Format>(1000, 1032, 264, 0);
+    check_gemm<Bf16Format>(257, 300, 520, 0);
+    check_gemm<Fp16Format>(129, 136, 72, 1);
+    check_gemm<Bf16Format>(3, 5, 7, 0);
+    check_gemm<Bf16Format>(2048, 1024, 4096, 0);
+    check_gemm<Fp16Format>(2000, 3000, 1000, 0);  // many blocks, tails
+    check_gemm<Bf16Format>(2048, 4100, 300, 1);   // many blocks, 2-byte staging
 
-  for (RowOp op : {RowOp::softmax, RowOp::layernorm, RowOp::rmsnorm, RowOp::cross_entropy, RowOp::gelu, RowOp::silu}) {
-    run_rows<Bf16Format>(op, 64, 4096, 0, 1, true, false);
-    run_rows<Fp16Format>(op, 33, 1000, 0, 3, true, false);
-    run_rows<Bf16Format>(op, 17, 777, 1, 1, true, false);
-    run_rows<Fp16Format>(op, 5, 40000, 0, 1, true, false);
-    run_rows<Bf16Format>(op, 3, 50000, 1, 1, true, false);
-    run_rows<Bf16Format>(op, 8, 32768, 0, 1, true, false);
-    if (op != RowOp::gelu && op != RowOp::silu && op != RowOp::softmax && op != RowOp::cross_entropy) {
-      run_rows<Bf16Format>(op, 4, 2048, 0, 1e20f, true, false);  // statistics overflow fp32
-      run_rows<Bf16Format>(op, 4, 40000, 0, 1e20f, true, false);
+    for (RowOp op : {RowOp::softmax, RowOp::layernorm, RowOp::rmsnorm, RowOp::cross_entropy, RowOp::gelu, RowOp::silu}) {
+      run_rows<Bf16Format>(op, 64, 4096, 0, 1, true, false);
+      run_rows<Fp16Format>(op, 33, 1000, 0, 3, true, false);
+      run_rows<Bf16Format>(op, 17, 777, 1, 1, true, false);
+      run_rows<Fp16Format>(op, 5, 40000, 0, 1, true, false);
+      run_rows<Bf16Format>(op, 3, 50000, 1, 1, true, false);
+      run_rows<Bf16Format>(op, 8, 32768, 0, 1, true, false);
+      if (op != RowOp::gelu && op != RowOp::silu && op != RowOp::softmax && op != RowOp::cross_entropy) {
+        run_rows<Bf16Format>(op, 4, 2048, 0, 1e20f, true, false);  // statistics overflow fp32
+        run_rows<Bf16Format>(op, 4, 40000, 0, 1e20f, true, false);
+      }
     }
-  }
+}
   std::printf("%d check(s) failed\n", failures);
   for (RowOp op : {RowOp::softmax, RowOp::layernorm, RowOp::rmsnorm, RowOp::gelu, RowOp::silu}) {
     run_rows<Bf16Format>(op, 4096, 8192, 0, 1, false, true);
@@ -400,14 +426,16 @@ int main() {
   run_rows<Bf16Format>(RowOp::cross_entropy, 4096, 32768, 0, 1, false, true);
   run_rows<Bf16Format>(RowOp::cross_entropy, 1024, 128256, 0, 1, false, true);
 
-  time_gemm<Bf16Format>(4096, 4096, 4096);
-  time_gemm<Fp16Format>(4096, 4096, 4096);
-  time_gemm<Bf16Format>(8192, 8192, 8192);
-  time_attention<Bf16Format, 128, false>(4, 32, 32, 4096);
-  time_attention<Bf16Format, 128, true>(4, 32, 32, 4096);
-  time_attention<Bf16Format, 128, true>(4, 32, 8, 4096);
-  time_attention<Bf16Format, 64, false>(4, 32, 32, 4096);
-  time_attention<Fp16Format, 128, true>(4, 32, 8, 4096);
-  time_attention<Bf16Format, 128, true>(8, 16, 4, 1000);
+  for (int round = 0; round < 2; ++round) {
+    time_gemm<Bf16Format>(4096, 4096, 4096);
+    time_attention<Bf16Format, 128, true, 1>(4, 32, 32, 4096);
+    time_attention<Bf16Format, 128, true, 2>(4, 32, 32, 4096);
+    time_attention<Bf16Format, 128, false, 1>(4, 32, 32, 4096);
+    time_attention<Bf16Format, 128, false, 2>(4, 32, 32, 4096);
+    time_attention<Bf16Format, 64, true, 1>(4, 16, 4, 2048);
+    time_attention<Bf16Format, 64, true, 2>(4, 16, 4, 2048);
+    time_attention<Bf16Format, 64, false, 1>(4, 16, 4, 2048);
+    time_attention<Bf16Format, 64, false, 2>(4, 16, 4, 2048);
+  }
   return failures ? 1 : 0;
 }

@@ -6,7 +6,7 @@
 // at the store; rows past 32768 elements stream (re-read). cross_entropy: one online-logsumexp
 // pass per row, fp32 loss per row. Traffic: 4 bytes per element (softmax, norms), 2 bytes per
 // logit (cross_entropy). Expected: 80-90% of the ~4.0 TB/s copy bandwidth at the default sizes.
-// Claimed precision: the format's (storage), accumulation fp32.
+// Claimed precision: fp32 (the default): fp32 arithmetic and accumulation on DT storage.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -75,26 +75,18 @@ void cross_entropy_cuda(rkt::KernelCall& call) {
 }  // namespace
 
 ROBUST_KERNEL_TEST(softmax_bf16, cuda_rowwise, softmax_cuda<lp::Bf16Format>)
-    .precision(rkt::Precision::bf16)
     .describe("One block per row, row cached in registers as fp32 (16-byte loads): max, sum of exp, normalize; one read, one write");
 ROBUST_KERNEL_TEST(softmax_fp16, cuda_rowwise, softmax_cuda<lp::Fp16Format>)
-    .precision(rkt::Precision::fp16)
     .describe("One block per row, row cached in registers as fp32 (16-byte loads): max, sum of exp, normalize; one read, one write");
 ROBUST_KERNEL_TEST(layernorm_bf16, cuda_rowwise, layernorm_cuda<lp::Bf16Format>)
-    .precision(rkt::Precision::bf16)
     .describe("One block per row, row cached in registers as fp32: two-pass mean and variance, affine normalize");
 ROBUST_KERNEL_TEST(layernorm_fp16, cuda_rowwise, layernorm_cuda<lp::Fp16Format>)
-    .precision(rkt::Precision::fp16)
     .describe("One block per row, row cached in registers as fp32: two-pass mean and variance, affine normalize");
 ROBUST_KERNEL_TEST(rmsnorm_bf16, cuda_rowwise, rmsnorm_cuda<lp::Bf16Format>)
-    .precision(rkt::Precision::bf16)
     .describe("One block per row, row cached in registers as fp32: mean of squares, scale by weight");
 ROBUST_KERNEL_TEST(rmsnorm_fp16, cuda_rowwise, rmsnorm_cuda<lp::Fp16Format>)
-    .precision(rkt::Precision::fp16)
     .describe("One block per row, row cached in registers as fp32: mean of squares, scale by weight");
 ROBUST_KERNEL_TEST(cross_entropy_bf16, cuda_rowwise, cross_entropy_cuda<lp::Bf16Format>)
-    .precision(rkt::Precision::bf16)
     .describe("One block per row, one pass with an online logsumexp in fp32 (16-byte loads), fp32 loss per row");
 ROBUST_KERNEL_TEST(cross_entropy_fp16, cuda_rowwise, cross_entropy_cuda<lp::Fp16Format>)
-    .precision(rkt::Precision::fp16)
     .describe("One block per row, one pass with an online logsumexp in fp32 (16-byte loads), fp32 loss per row");

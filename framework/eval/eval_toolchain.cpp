@@ -77,7 +77,16 @@ EvalToolchain eval_toolchain(const std::string& worker) {
   toolchain.cxx_compiler = values::kCxxCompiler;
   toolchain.cxx_flags = lines_of(values::kCxxFlags);
   toolchain.cuda_compiler = values::kCudaCompiler;
-  toolchain.cuda_flags = lines_of(values::kCudaFlags);
+  // LibTorch's CMake config appends a -gencode pair per architecture of the build's list to the
+  // CUDA flags; eval compiles for one architecture (the visible GPU's), so those pairs go.
+  const std::vector<std::string> cuda_flags = lines_of(values::kCudaFlags);
+  for (std::size_t i = 0; i < cuda_flags.size(); ++i) {
+    if (cuda_flags[i] == "-gencode" || cuda_flags[i] == "--generate-code") {
+      ++i;
+    } else if (cuda_flags[i].rfind("-gencode=", 0) != 0 && cuda_flags[i].rfind("-arch", 0) != 0) {
+      toolchain.cuda_flags.push_back(cuda_flags[i]);
+    }
+  }
   toolchain.include_dirs = lines_of(values::kIncludeDirs);
   toolchain.entry_object = values::kEntryObject;
   toolchain.kernel_api_library = values::kKernelApiLibrary;

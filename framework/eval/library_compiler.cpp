@@ -197,6 +197,12 @@ std::string first_compiler_errors(const std::string& output) {
     text += (text.empty() ? "" : "\n") + line;
     ++kept;
   }
+  if (!text.empty()) return text;
+  // No line names an error ("nvcc fatal : ...", a killed compiler): the output's first lines.
+  std::istringstream again(output);
+  for (std::string line; std::getline(again, line) && kept < eval_defaults::kCompileErrorLines; ++kept) {
+    text += (text.empty() ? "" : "\n") + line;
+  }
   return text;
 }
 

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# A .cu file goes through rkt eval's one path on a machine without a GPU: nvcc compiles it into a
+# kernel library for the package's architecture (the visible GPU's where there is one), a worker
+# loads it and describes its kernel, and the child judge skips its cases for want of a device
+# (verdict skipped, exit 0); a .cu that does not compile gets compile_error with nvcc's message.
+# On a GPU machine the same command judges and times the kernel (docs/gpu_runs.md).
+# Usage: eval_cuda_test.sh RKT CUDA_SOURCE COMPILE_ERROR_SOURCE PYTHON
+set -euo pipefail
+rkt="$1"; good="$2"; broken="$3"; python="$4"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+export RKT_EVAL_CACHE="$work/cache"
+set +e
+"$rkt" eval "$good" "$broken" --json --out "$work/run" > "$work/records" 2> "$work/log"
+code=$?
+set -e
+[ "$code" = 1 ] || { cat "$work/log"; fail "exit $code, expected 1 (the broken file)"; }
+"$python" - "$work/records" <<'PY' || { cat "$work/log"; exit 1; }
+import json, sys
+records = {json.loads(l)["file"].rsplit("/", 1)[-1]: json.loads(l) for l in open(sys.argv[1]) if l.strip()}
+good = [r for name, r in records.items() if name.endswith(".cu") and r["status"] == "judged"]
+assert len(good) == 1, records
+good = good[0]
+assert good["device"] == "cuda" and len(good["library_hash"]) == 32, good
+assert good["verdict"] in ("skipped", "pass"), good["verdict"]  # skipped without a GPU
+broken = records["softmax_compile_error.cu"]
+assert broken["status"] == "compile_error", broken
+assert broken["message"].startswith("softmax_compile_error.cu("), broken["message"]
+assert "error" in broken["message"], broken["message"]
+print("cuda: compiled, loaded and described (", good["verdict"], "); compile error reported")
+PY

@@ -51,7 +51,7 @@ extern const char* const kIncludeDirs = \"${include_dirs_text}\";
 extern const char* const kEntryObject = \"$<TARGET_OBJECTS:rkt_kernel_entry>\";
 extern const char* const kKernelApiLibrary = \"$<TARGET_FILE:rkt_kernel_api>\";
 extern const char* const kInstalledIncludeDir = \"${CMAKE_INSTALL_INCLUDEDIR}\";
-extern const char* const kInstalledEntryObject = \"${object_dir}/kernel_library_entry.cpp.o\";
+extern const char* const kInstalledEntryObject = \"${object_dir}/worker/kernel_library_entry.cpp.o\";
 extern const char* const kInstalledKernelApiLibrary =
     \"${CMAKE_INSTALL_LIBDIR}/$<TARGET_FILE_NAME:rkt_kernel_api>\";
 }  // namespace rkt::eval_toolchain_values

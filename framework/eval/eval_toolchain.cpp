@@ -91,13 +91,17 @@ EvalToolchain eval_toolchain(const std::string& worker) {
   toolchain.entry_object = values::kEntryObject;
   toolchain.kernel_api_library = values::kKernelApiLibrary;
   toolchain.origin = "build tree";
-  if (!file_exists(toolchain.entry_object) || !file_exists(toolchain.kernel_api_library)) {
-    // An installed judge: the build tree is gone (or elsewhere); PREFIX/bin/rkt-worker names the
-    // prefix, and the package installs the same files under it (cmake/RktInstall.cmake).
-    const std::string prefix = parent_folder(parent_folder(worker));
-    toolchain.entry_object = prefix + "/" + values::kInstalledEntryObject;
-    toolchain.kernel_api_library = prefix + "/" + values::kInstalledKernelApiLibrary;
-    toolchain.include_dirs.at(0) = prefix + "/" + values::kInstalledIncludeDir;
+  // An installed judge (PREFIX/bin/rkt-worker beside it) uses the installed package's files, as
+  // it loads the installed kernel library (rkt_main.cpp); a judge in a build tree finds none there.
+  const std::string prefix = parent_folder(parent_folder(worker));
+  const std::string installed_entry = prefix + "/" + values::kInstalledEntryObject;
+  const std::string installed_registry = prefix + "/" + values::kInstalledKernelApiLibrary;
+  const std::string installed_headers = prefix + "/" + values::kInstalledIncludeDir;
+  if (file_exists(installed_entry) && file_exists(installed_registry) &&
+      file_exists(installed_headers + "/rkt/kernel.h")) {
+    toolchain.entry_object = installed_entry;
+    toolchain.kernel_api_library = installed_registry;
+    toolchain.include_dirs.at(0) = installed_headers;
     toolchain.origin = "installed under " + prefix;
   }
   const std::string visible = visible_gpu_architecture();

@@ -22,8 +22,8 @@ struct EvalToolchain {
   std::string origin;              ///< "build tree" or "installed under PREFIX"
 };
 
-/// The toolchain of this judge: the build tree's files when they are there, else the same files
-/// under the install prefix that holds `worker` (PREFIX/bin/rkt-worker).
+/// The toolchain of this judge: the installed package's files when `worker` is an installed
+/// rkt-worker (PREFIX/bin/rkt-worker, the package's files under PREFIX), else the build tree's.
 EvalToolchain eval_toolchain(const std::string& worker);
 
 /// "" when every file the toolchain names exists; else a sentence naming the first missing one.

@@ -157,14 +157,19 @@ std::shared_ptr<const ReferenceResults> reference_results(const KernelSpec& kern
   // The reference runs after the kernel, on fresh copies of the drawn inputs (never on the
   // buffers the kernel saw), on the kernel's device so that large cases stay fast.
   results->reference = run_reference_float64(task, inputs, kernel.device());
-  // Below fp32 the bound is derived from an honest kernel of the claimed class on these inputs
-  // (framework/comparison/derived_tolerance.h); computed from the inputs alone, never from the
-  // kernel's side.
-  if (kernel.precision() != Precision::fp32) {
+  // Below fp32, and for a task stored in bf16 or fp16, the bound is derived from an honest
+  // kernel of the claimed class on these inputs (framework/comparison/derived_tolerance.h);
+  // computed from the inputs alone, never from the kernel's side. A low-precision task's inputs
+  // are exact in float32, so its fp32 honest kernel is the reference in float32, stored as the
+  // outputs are (judge_outputs rounds it to each output's format).
+  const bool low_precision_task = has_low_precision_input(inputs);
+  if (kernel.precision() != Precision::fp32 || low_precision_task) {
     try {
       results->honest = honest_output_samples(task, inputs, kernel.precision(), kernel.device());
-      results->truncated =
-          truncated_honest_outputs(task, inputs, kernel.precision(), kernel.device());
+      if (kernel.precision() != Precision::fp32) {
+        results->truncated =
+            truncated_honest_outputs(task, inputs, kernel.precision(), kernel.device());
+      }
     } catch (const std::exception&) {
       results->honest.clear();  // A reference without float32 support: the class's floor alone.
       results->truncated.clear();
@@ -215,9 +220,9 @@ CaseOutcome judge_outputs(const KernelSpec& kernel, const TaskSpec& task, const 
     }
     const at::Tensor truncated = i < results->truncated.size() ? results->truncated[i] : at::Tensor();
     const Tolerance tolerance =
-        samples.empty() ? floor
-                        : derived_tolerance(floor, kernel.precision(), reference[i], samples,
-                                            truncated, scale_floor);
+        output_tolerance(floor, kernel.precision(), kernel.accumulation(), signatures[i].dtype,
+                         reference[i], samples, truncated, reduction_length(task, drawn_inputs),
+                         scale_floor);
     const OutputCheck check = check_output(outputs[i], reference[i], signatures[i].dtype,
                                            to_torch_device(kernel.device()), tolerance,
                                            scale_floor);
@@ -226,7 +231,11 @@ CaseOutcome judge_outputs(const KernelSpec& kernel, const TaskSpec& task, const 
     summary << " output '" << name << "': max |out-ref| " << check.max_abs_error
             << ", relative error norm " << check.relative_error_norm << ".";
   }
-  const std::string claim = std::string(" [claims ") + to_string(kernel.precision()) + "]";
+  const std::string claim = std::string(" [claims ") + to_string(kernel.precision()) +
+                            (kernel.accumulation() == Precision::fp32
+                                 ? ""
+                                 : std::string(", accumulates in ") + to_string(kernel.accumulation())) +
+                            "]";
   if (!failures.str().empty()) {
     const std::string reason = task.tolerance_reason(kernel.precision());
     return {CaseStatus::failed, where + claim + ":" + failures.str() +

@@ -11,7 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include "framework/base/recorded_number.h"
+#include "framework/comparison/derived_tolerance.h"
 #include "framework/comparison/output_comparison.h"
+#include "framework/comparison/precision_emulation.h"
 #include "framework/inputs/input_generation.h"
 #include "framework/inputs/input_scaling.h"
 #include "framework/inputs/seeding.h"
@@ -29,8 +31,12 @@ struct ConfigFindings {
   std::vector<std::string> notes;
 };
 
-// The name the filter gives the bf16 stand-in; it is judged apart from the do-nothing kernels.
+// The name the filter gives the lower-precision stand-in; it is judged apart from the do-nothing
+// kernels. On a task stored in bf16 or fp16 the class below the task's is fp8: e4m3's 3 mantissa
+// bits (a kernel computing in bf16 there computes what the task asks).
 constexpr const char* kLowerPrecisionName = "the reference computed in bf16";
+constexpr const char* kBelowStorageName = "the reference computed on inputs rounded to fp8 e4m3's 3 mantissa bits";
+constexpr int kE4m3MantissaBits = 3;
 
 Outputs reference_of(const TaskSpec& task, const std::vector<at::Tensor>& inputs) {
   return run_reference_float64(task, inputs, Device::cpu);
@@ -105,12 +111,18 @@ std::vector<std::pair<std::string, Outputs>> trivial_outputs(const TaskSpec& tas
                          {inputs[i].to(at::kDouble)}});
     }
   }
+  const bool stored_low = has_low_precision_input(inputs);
   std::vector<at::Tensor> low;
   for (const at::Tensor& input : inputs) {
-    low.push_back(input.is_floating_point() ? input.to(at::kBFloat16).to(at::kFloat) : input);
+    if (!input.is_floating_point()) {
+      low.push_back(input);
+    } else {
+      low.push_back(stored_low ? round_mantissa(input, kE4m3MantissaBits)
+                               : input.to(at::kBFloat16).to(at::kFloat));
+    }
   }
   for (const at::Tensor& output : task.reference()(low)) bf16.push_back(output.to(at::kDouble));
-  trivial.push_back({kLowerPrecisionName, bf16});
+  trivial.push_back({stored_low ? kBelowStorageName : kLowerPrecisionName, bf16});
   return trivial;
 }
 
@@ -172,13 +184,32 @@ void judge_statistics(const TaskSpec& task, const std::vector<std::uint64_t>& se
   }
 }
 
+// The bound an fp32 kernel faces on each output: fp32's, or on a task stored in bf16 or fp16 the
+// one derived from the reference in float32 stored in each output's format (output_tolerance,
+// as correctness cases judge kernels), so that the stand-ins meet what a kernel meets.
+std::vector<Tolerance> kernel_tolerances(const TaskSpec& task, const std::vector<at::Tensor>& inputs,
+                                         const Outputs& reference, const Tolerance& floor,
+                                         double scale_floor) {
+  std::vector<Tolerance> tolerances(reference.size(), floor);
+  if (!has_low_precision_input(inputs)) return tolerances;
+  const std::vector<OutputSignature> signatures = infer_output_signatures(task, inputs, Device::cpu);
+  const std::vector<at::Tensor> honest = honest_outputs(task, inputs, Precision::fp32, Device::cpu);
+  for (std::size_t o = 0; o < reference.size() && o < honest.size() && o < signatures.size(); ++o) {
+    tolerances[o] = output_tolerance(floor, Precision::fp32, Precision::fp32, signatures[o].dtype,
+                                     reference[o], {honest[o]}, at::Tensor(),
+                                     reduction_length(task, inputs), scale_floor);
+  }
+  return tolerances;
+}
+
 // The trivial kernels on the four distributions. "Passes" means as a kernel must: every
 // distribution (those where the reference is not finite are dropped, for kernels too).
 void judge_trivial_kernels(const TaskSpec& task, std::uint64_t seed, const Outputs& calibration,
                            ConfigFindings& findings) {
-  const Tolerance tolerance = task.tolerance(Precision::fp32);
+  const Tolerance floor = task.tolerance(Precision::fp32);
   std::vector<std::string> names, finite, dropped;
   std::map<std::string, std::vector<std::string>> passed_on;  // kernel -> distributions
+  bool stored_low = false;  // a bf16 or fp16 task: judged by its fp32 kernel's derived bound
   for (const InputScaling& scaling : standard_scalings()) {
     std::vector<at::Tensor> inputs = draw(task, seed);
     scale_floating_inputs(task, inputs, scaling.scale);
@@ -191,13 +222,15 @@ void judge_trivial_kernels(const TaskSpec& task, std::uint64_t seed, const Outpu
     }
     finite.push_back(scaling.name);
     const double scale_floor = numerically_zero_floor(reference);
+    const std::vector<Tolerance> tolerances = kernel_tolerances(task, inputs, reference, floor, scale_floor);
+    stored_low = stored_low || has_low_precision_input(inputs);
     for (const auto& [name, outputs] : trivial_outputs(task, inputs, reference, calibration)) {
       if (passed_on.count(name) == 0) names.push_back(name);
       std::vector<std::string>& passed = passed_on[name];
       bool passes = outputs.size() == reference.size();
       for (std::size_t o = 0; passes && o < reference.size(); ++o) {
         passes = check_output(outputs[o].to(at::kFloat), reference[o], at::kFloat, at::kCPU,
-                              tolerance, scale_floor)
+                              tolerances[o], scale_floor)
                      .passed;
       }
       if (passes) passed.push_back(scaling.name);
@@ -212,13 +245,14 @@ void judge_trivial_kernels(const TaskSpec& task, std::uint64_t seed, const Outpu
       dropped.empty() ? "every distribution"
                       : "every distribution where the reference is finite (" + join(finite) +
                             "; " + join(dropped) + " dropped)";
+  const std::string bound = stored_low ? "an fp32 kernel's bound in the task's 16-bit format" : "fp32 correctness";
   for (const std::string& name : names) {
     const std::vector<std::string>& passed = passed_on[name];
-    const bool lower_precision = name == kLowerPrecisionName;
+    const bool lower_precision = name == kLowerPrecisionName || name == kBelowStorageName;
     const std::string kind = lower_precision ? "lower precision: " : "trivial kernel: ";
     if (passed.size() == finite.size()) {
       (lower_precision ? findings.precision_blind : findings.exclusion_grounds)
-          .push_back(kind + name + " passes fp32 correctness on " + everywhere);
+          .push_back(kind + name + " passes " + bound + " on " + everywhere);
     } else if (!passed.empty()) {
       std::vector<std::string> failed;
       for (const std::string& distribution : finite) {
@@ -226,7 +260,7 @@ void judge_trivial_kernels(const TaskSpec& task, std::uint64_t seed, const Outpu
           failed.push_back(distribution);
         }
       }
-      findings.notes.push_back(kind + name + " passes fp32 correctness on " + join(passed) +
+      findings.notes.push_back(kind + name + " passes " + bound + " on " + join(passed) +
                                " but not on " + join(failed) +
                                " (a kernel must pass every distribution)");
     }

@@ -38,7 +38,11 @@ void print_listing_text(std::ostream& out) {
   out << "Kernels:\n";
   for (const KernelSpec* kernel : registered_kernels()) {
     out << "  " << kernel->full_id() << " [" << to_string(kernel->device()) << ", "
-        << to_string(kernel->precision()) << "]"
+        << to_string(kernel->precision())
+        << (kernel->accumulation() == Precision::fp32
+                ? ""
+                : std::string(", accumulates in ") + to_string(kernel->accumulation()))
+        << "]"
         << (kernel->description().empty() ? "" : ": " + kernel->description()) << "\n";
     for (const auto& [gate, reason] : kernel->waived_gates()) {
       out << "      gate " << to_string(gate) << " WAIVED: " << reason << "\n";
@@ -103,6 +107,7 @@ void print_listing_json(std::ostream& out) {
     entry["task"] = kernel->task_id();
     entry["device"] = to_string(kernel->device());
     entry["precision"] = to_string(kernel->precision());
+    entry["accumulation"] = to_string(kernel->accumulation());
     Json& waived = entry["waived_gates"] = Json::object();
     for (const auto& [gate, reason] : kernel->waived_gates()) waived[to_string(gate)] = reason;
     entry["allowed_operators"] = kernel->allowed_operators();

@@ -85,4 +85,48 @@ Tolerance derived_tolerance(const Tolerance& floor, Precision precision,
   return worst;
 }
 
+Tolerance accumulation_tolerance(const Tolerance& base, Precision accumulation,
+                                 double reduction_length, double elements) {
+  const double relative =
+      kAccumulationErrorFactor * unit_roundoff(accumulation) * std::sqrt(std::max(reduction_length, 1.0));
+  Tolerance widened = base;
+  widened.max_relative_error_norm = std::max(base.max_relative_error_norm, relative);
+  widened.atol = std::max(base.atol, (std::sqrt(2 * std::log(std::max(elements, 2.0))) + 1) * relative);
+  return widened;
+}
+
+Tolerance output_tolerance(const Tolerance& floor, Precision precision, Precision accumulation,
+                           c10::ScalarType stored_dtype, const at::Tensor& reference,
+                           std::vector<at::Tensor> honest, at::Tensor truncated,
+                           double reduction_length, double scale_floor) {
+  Tolerance tolerance = floor;
+  if (!honest.empty()) {
+    Precision rounding = precision;
+    if (is_low_precision(stored_dtype)) {
+      const at::Tensor before_store = truncated.defined() ? truncated : honest.front();
+      honest = stored_as(honest, stored_dtype);
+      truncated = stored_truncated(before_store, stored_dtype);
+      const Precision format = storage_class(stored_dtype);
+      if (unit_roundoff(format) > unit_roundoff(rounding)) rounding = format;
+    }
+    tolerance = derived_tolerance(floor, rounding, reference, honest, truncated, scale_floor);
+  }
+  return accumulation_tolerance(tolerance, accumulation, reduction_length,
+                                static_cast<double>(reference.numel()));
+}
+
+double reduction_length(const TaskSpec& task, const std::vector<at::Tensor>& inputs) {
+  double length = 1;
+  for (const std::string& dim : task.reduction_dims()) {
+    for (std::size_t i = 0; i < task.inputs().size() && i < inputs.size(); ++i) {
+      const std::vector<std::string>& dims = task.inputs()[i].dims;
+      const auto found = std::find(dims.begin(), dims.end(), dim);
+      if (found == dims.end() || static_cast<std::int64_t>(dims.size()) != inputs[i].dim()) continue;
+      length *= static_cast<double>(inputs[i].size(found - dims.begin()));
+      break;
+    }
+  }
+  return length;
+}
+
 }  // namespace rkt

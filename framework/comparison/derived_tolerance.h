@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "rkt/precision.h"
+#include "rkt/task.h"
 
 namespace rkt {
 
@@ -68,5 +69,38 @@ inline constexpr double kDirectedRoundingFactor = 1.5;  // [x truncating emulati
 Tolerance derived_tolerance(const Tolerance& floor, Precision precision,
                             const at::Tensor& reference, const std::vector<at::Tensor>& honest,
                             const at::Tensor& truncated, double scale_floor);
+
+/// A declared low-precision accumulator (KernelSpec::accumulates_in): a sum of L terms whose
+/// partial sums are each rounded to the accumulator's format errs by about u * sqrt(L / 6) of the
+/// output's RMS when the terms' signs are random (the partial sums grow as sqrt(k)), u * sqrt(L) / 3
+/// when they share a sign; blocked and pairwise sums by less. The bound admits u * sqrt(L) times
+/// this factor, 2.4x above the sequential random-sign sum. Undeclared, the accumulator is fp32's:
+/// 2^-24 sqrt(L) matters only for very long sums (a float32 sum over a vocabulary of 116257 terms,
+/// one by one, erred by 1.0e-5 of the loss, past fp32's 1e-5 norm), and a kernel that sums in bf16
+/// lands 2^16 times beyond it and sqrt(L) times beyond the storage bound.
+inline constexpr double kAccumulationErrorFactor = 1;  // [x unit_roundoff(accumulator) * sqrt(L)]
+
+/// `base` widened for a kernel that declares it accumulates in `accumulation` over sums of
+/// `reduction_length` terms, for an output of `elements` elements:
+///   norm = max(base.norm, kAccumulationErrorFactor * u * sqrt(L))
+///   atol = max(base.atol, (sqrt(2 ln n) + 1) * kAccumulationErrorFactor * u * sqrt(L))
+/// (the elementwise bound covers the largest of n such errors). A task without reduction dims has
+/// L = 1, where fp32's term (6e-8) is far below every floor: its bound is `base`.
+Tolerance accumulation_tolerance(const Tolerance& base, Precision accumulation,
+                                 double reduction_length, double elements);
+
+/// The bound of one output, as the judge applies it: derived_tolerance over the honest samples and
+/// the truncating one (raw: the float32 arithmetic's outputs), stored first in the output's format
+/// when that is bf16 or fp16 (stored_as, stored_truncated; the elementwise relative part then the
+/// coarser of the claim's and the format's), then widened for the declared accumulation over
+/// `reduction_length` terms. Without honest samples (an fp32 claim on an fp32 task): the floor.
+Tolerance output_tolerance(const Tolerance& floor, Precision precision, Precision accumulation,
+                           c10::ScalarType stored_dtype, const at::Tensor& reference,
+                           std::vector<at::Tensor> honest, at::Tensor truncated,
+                           double reduction_length, double scale_floor);
+
+/// The task's reduction length on these inputs: the product of its reduction dims
+/// (TaskSpec::reduction), each read from the first input that the dim sizes; 1 without any.
+double reduction_length(const TaskSpec& task, const std::vector<at::Tensor>& inputs);
 
 }  // namespace rkt

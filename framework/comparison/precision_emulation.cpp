@@ -105,6 +105,42 @@ std::vector<std::vector<at::Tensor>> honest_output_samples(const TaskSpec& task,
   return samples;
 }
 
+Precision storage_class(c10::ScalarType dtype) {
+  switch (dtype) {
+    case at::kBFloat16: return Precision::bf16;
+    case at::kHalf: return Precision::fp16;
+    default: return Precision::fp32;
+  }
+}
+
+bool is_low_precision(c10::ScalarType dtype) { return storage_class(dtype) != Precision::fp32; }
+
+bool has_low_precision_input(const std::vector<at::Tensor>& inputs) {
+  for (const at::Tensor& input : inputs) {
+    if (input.defined() && is_low_precision(input.scalar_type())) return true;
+  }
+  return false;
+}
+
+std::vector<at::Tensor> stored_as(const std::vector<at::Tensor>& honest, c10::ScalarType dtype) {
+  std::vector<at::Tensor> stored;
+  for (const at::Tensor& sample : honest) {
+    if (sample.defined()) stored.push_back(sample.to(dtype).to(at::kDouble));
+  }
+  if (!honest.empty() && honest.front().defined()) {
+    // Stochastically to the format's mantissa; float16's range and subnormals by its own cast.
+    const at::Tensor randomly = round_mantissa_stochastically(
+        honest.front(), mantissa_bits(storage_class(dtype)), /*seed=*/0x5707e);
+    stored.push_back(randomly.to(dtype).to(at::kDouble));
+  }
+  return stored;
+}
+
+at::Tensor stored_truncated(const at::Tensor& honest, c10::ScalarType dtype) {
+  if (!honest.defined()) return honest;
+  return truncate_mantissa(honest, mantissa_bits(storage_class(dtype))).to(dtype).to(at::kDouble);
+}
+
 std::vector<at::Tensor> truncated_honest_outputs(const TaskSpec& task,
                                                  const std::vector<at::Tensor>& inputs,
                                                  Precision precision, Device device) {

@@ -49,6 +49,25 @@ std::vector<std::vector<at::Tensor>> honest_output_samples(const TaskSpec& task,
                                                            const std::vector<at::Tensor>& inputs,
                                                            Precision precision, Device device);
 
+/// The precision class of a storage dtype: bf16 for bfloat16, fp16 for float16, fp32 otherwise.
+Precision storage_class(c10::ScalarType dtype);
+
+/// True for bfloat16 and float16: formats whose storage alone costs more than fp32's bound.
+bool is_low_precision(c10::ScalarType dtype);
+
+/// True when any floating input is stored in bfloat16 or float16: the case of a low-precision
+/// task, whose honest kernels differ from the reference by their storage rounding at least.
+bool has_low_precision_input(const std::vector<at::Tensor>& inputs);
+
+/// Honest outputs (float64) stored in `dtype` as an honest kernel stores them: each sample rounded
+/// to nearest, and the first also rounded stochastically (another honest conversion, whose spread
+/// the bound samples). The float32 arithmetic before the store is the samples' own.
+std::vector<at::Tensor> stored_as(const std::vector<at::Tensor>& honest, c10::ScalarType dtype);
+
+/// `honest` (float64) stored in `dtype` by truncation (a conversion that drops the low bits, as
+/// a kernel that takes a float's top 16 bits for bf16 does): the directed-rounding honest kernel.
+at::Tensor stored_truncated(const at::Tensor& honest, c10::ScalarType dtype);
+
 /// The outputs (float64, on `device`) of the task's reference in float32 on `inputs` truncated
 /// to `precision` (rounded toward zero, as tensor cores convert float32 bits fed to a TF32 mma):
 /// the directed-rounding honest kernel derived_tolerance admits within kDirectedRoundingFactor.

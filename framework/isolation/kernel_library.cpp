@@ -126,7 +126,7 @@ std::string load_kernel_library(const KernelLibraryLocation& location) {
     const wire::KernelDescription& kernel = description.kernels[i];
     KernelSpec& spec = register_kernel(kernel.task_id, kernel.kernel_id, {remote_stub, false},
                                        kernel.device, kernel.file.c_str(), static_cast<int>(kernel.line));
-    spec.precision(kernel.precision).describe(kernel.description);
+    spec.precision(kernel.precision).accumulates_in(kernel.accumulation).describe(kernel.description);
     spec.allow_operators(kernel.allowed_operators);
     for (const auto& [gate, reason] : kernel.waived_gates) spec.waive_gate(gate, reason);
     for (const DimRestriction& restriction : kernel.supported_dims) spec.supports(restriction);

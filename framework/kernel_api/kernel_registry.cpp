@@ -39,6 +39,11 @@ KernelSpec& KernelSpec::precision(Precision precision) {
   return *this;
 }
 
+KernelSpec& KernelSpec::accumulates_in(Precision accumulation) {
+  accumulation_ = accumulation;
+  return *this;
+}
+
 KernelSpec& KernelSpec::describe(std::string description) {
   description_ = std::move(description);
   return *this;

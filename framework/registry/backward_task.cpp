@@ -97,6 +97,12 @@ TaskSpec backward_task_of(const TaskSpec& forward_task, const std::string& id,
     cotangent.name = "grad_" + forward->output_names()[k];
     cotangent.values = values::normal();
     cotangent.like_output = static_cast<int>(k);
+    // A low-precision task's outputs are stored in its format, and so are their gradients
+    // (PyTorch's autograd hands a bf16 output a bf16 cotangent).
+    if (!differentiable.empty() && (differentiable.front().dtype == DType::bfloat16 ||
+                                    differentiable.front().dtype == DType::float16)) {
+      cotangent.dtype = differentiable.front().dtype;
+    }
     task.inputs_.push_back(cotangent);
   }
   task.output_names_ = gradient_names;

@@ -28,8 +28,8 @@ TaskSpec& TaskSpec::input(std::string name, std::vector<std::string> dims,
 }
 
 TaskSpec& TaskSpec::weight(std::string name, std::vector<std::string> dims,
-                           ValueDistribution values) {
-  input(std::move(name), std::move(dims), std::move(values));
+                           ValueDistribution values, DType dtype) {
+  input(std::move(name), std::move(dims), std::move(values), dtype);
   inputs_.back().is_weight = true;
   return *this;
 }
@@ -38,6 +38,11 @@ TaskSpec& TaskSpec::buffer(std::string name, std::vector<std::string> dims,
                            ValueDistribution values) {
   weight(std::move(name), std::move(dims), std::move(values));
   inputs_.back().is_buffer = true;
+  return *this;
+}
+
+TaskSpec& TaskSpec::reduction(std::vector<std::string> dims) {
+  reduction_dims_ = std::move(dims);
   return *this;
 }
 
@@ -212,6 +217,15 @@ void TaskSpec::validate() const {
                                       "' draws unknown input '" + input + "'");
         }
       }
+    }
+  }
+  // The reduction length is read from the drawn inputs' shapes, so each dim must size an input.
+  for (const std::string& dim : reduction_dims_) {
+    const bool sizes_an_input = std::any_of(inputs_.begin(), inputs_.end(), [&](const InputSpec& input) {
+      return std::find(input.dims.begin(), input.dims.end(), dim) != input.dims.end();
+    });
+    if (!sizes_an_input) {
+      throw std::invalid_argument("reduction dim '" + dim + "' sizes none of the task's inputs");
     }
   }
   for (const auto& [precision, override_] : tolerance_overrides_) {

@@ -169,6 +169,7 @@ int run_main_job(const MainJobOptions& options) {
     entry.kernel = kernel.kernel_id();
     entry.device = to_string(kernel.device());
     entry.precision = to_string(kernel.precision());
+    entry.accumulation = to_string(kernel.accumulation());
     for (const auto& [gate, reason] : kernel.waived_gates()) entry.waived_gates[to_string(gate)] = reason;
     entry.allowed_operators = kernel.allowed_operators();
     for (const DimRestriction& restriction : kernel.supported_dims()) {

@@ -52,6 +52,11 @@ void add_kernel_notes(const KernelReport& kernel, std::vector<ReportNote>& notes
     for (const std::string& name : kernel.allowed_operators) names += " " + name;
     notes.push_back({id, " declares ATen operators:" + names});
   }
+  if (kernel.accumulation != "fp32") {
+    notes.push_back({id, " declares " + kernel.accumulation +
+                             " accumulation (accumulates_in): judged by a bound that grows with the square "
+                             "root of the task's reduction length, not by the fp32 accumulator's"});
+  }
   if (kernel.alignment_bytes > 0) {
     notes.push_back({id, " requires " + std::to_string(kernel.alignment_bytes) +
                              "-byte aligned buffers (declared by the kernel; its misaligned_pointers case "

@@ -99,6 +99,8 @@ KernelReport read_kernel(const JsonFields& fields) {
   kernel.kernel = fields.text("kernel");
   kernel.device = fields.text("device");
   kernel.precision = fields.text("precision");
+  // Runs recorded before declared accumulation have no field: fp32, the default.
+  if (fields.has("accumulation")) kernel.accumulation = fields.text("accumulation");
   kernel.task_severity = fields.text("task_severity");
   kernel.task_reasons = fields.strings("task_reasons");
   kernel.seconds = fields.number("seconds");

@@ -298,6 +298,7 @@ std::string results_json(const RunReport& report) {
     entry["kernel"] = kernel.kernel;
     entry["device"] = kernel.device;
     entry["precision"] = kernel.precision;
+    entry["accumulation"] = kernel.accumulation;
     entry["verdict"] = kernel.verdict();
     entry["task_severity"] = kernel.task_severity;
     entry["precision_claim"] = kernel.precision_claim();
@@ -423,6 +424,7 @@ std::string report_markdown(const RunReport& report) {
   for (const KernelReport& kernel : report.kernels) {
     const BenchmarkRecord& b = kernel.benchmark;
     out << "| " << kernel.full_id()
+        << (kernel.accumulation == "fp32" ? "" : " (accumulates in " + kernel.accumulation + ")")
         << (kernel.task_excluded()          ? " (task excluded)"
             : kernel.task_precision_blind() ? " (task precision-blind)"
                                             : "")
@@ -559,6 +561,9 @@ std::string report_html(const RunReport& report) {
       if (kernel.task != task) continue;
       const BenchmarkRecord& b = kernel.benchmark;
       out << "<tr><td>" << html_escape(kernel.kernel)
+          << (kernel.accumulation == "fp32"
+                  ? ""
+                  : "<br><small>accumulates in " + html_escape(kernel.accumulation) + "</small>")
           << (kernel.supported_dims.empty()
                   ? ""
                   : "<br><small>supports only " + html_escape(joined(kernel.supported_dims)) +

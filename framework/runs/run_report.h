@@ -15,6 +15,8 @@ namespace rkt {
 /// One kernel's tests and benchmark.
 struct KernelReport {
   std::string task, kernel, device, precision;
+  /// The precision the kernel declares its sums are kept in (KernelSpec::accumulates_in).
+  std::string accumulation = "fp32";
   std::map<std::string, std::string> waived_gates;  ///< gate -> written reason
   std::vector<std::string> allowed_operators;
   /// The dims the kernel declares it supports ("N % 4 == 0"): its results hold inside them only.

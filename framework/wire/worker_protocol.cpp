@@ -164,6 +164,7 @@ std::string encode(const DescribeReply& reply, std::uint64_t sequence) {
     out.i64(kernel.line);
     out.u32(static_cast<std::uint32_t>(kernel.device));
     out.u32(static_cast<std::uint32_t>(kernel.precision));
+    out.u32(static_cast<std::uint32_t>(kernel.accumulation));
     out.u32(kernel.returns_tensors ? 1 : 0);
     out.u64(kernel.waived_gates.size());
     for (const auto& [gate, reason] : kernel.waived_gates) {
@@ -201,6 +202,7 @@ DescribeReply decode_describe_reply(const std::string& bytes, std::uint64_t expe
     kernel.line = in.i64();
     kernel.device = enum_in_range(in.u32(), Device::cuda, "device");
     kernel.precision = enum_in_range(in.u32(), Precision::fp16, "precision");
+    kernel.accumulation = enum_in_range(in.u32(), Precision::fp16, "accumulation precision");
     kernel.returns_tensors = in.u32() != 0;
     for (std::uint64_t g = in.count(12); g > 0; --g) {
       const auto gate = enum_in_range(in.u32(), IntegrityGate::misaligned_pointers, "gate");

@@ -19,8 +19,9 @@
 namespace rkt::wire {
 
 /// Bumped whenever a message's layout changes; judge and worker must agree.
-// 2: kernels carry their supported dims; 3: adopt.
-inline constexpr std::uint32_t kProtocolVersion = 4;
+// 2: kernels carry their supported dims; 3: adopt; 4: declared alignment; 5: declared
+// accumulation precision.
+inline constexpr std::uint32_t kProtocolVersion = 5;
 
 enum class RequestKind : std::uint32_t {
   describe = 1,     ///< List the kernels of the loaded library; reply: DescribeReply.
@@ -37,6 +38,8 @@ struct KernelDescription {
   std::int64_t line = 0;
   Device device = Device::cpu;
   Precision precision = Precision::fp32;
+  /// The precision the kernel declares its sums are kept in (KernelSpec::accumulates_in).
+  Precision accumulation = Precision::fp32;
   bool returns_tensors = false;
   std::map<IntegrityGate, std::string> waived_gates;
   std::vector<std::string> allowed_operators;

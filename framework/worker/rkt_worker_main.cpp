@@ -27,6 +27,7 @@ rkt::wire::KernelDescription describe(const rkt::KernelSpec& kernel) {
   description.line = kernel.line();
   description.device = kernel.device();
   description.precision = kernel.precision();
+  description.accumulation = kernel.accumulation();
   description.returns_tensors = kernel.returns_tensors();
   description.waived_gates = kernel.waived_gates();
   description.allowed_operators = kernel.allowed_operators();

@@ -76,6 +76,11 @@ class KernelSpec {
   KernelSpec& device(Device device);
   /// The precision the kernel claims; picks its tolerance. Default: fp32 (strict).
   KernelSpec& precision(Precision precision);
+  /// The precision the kernel's sums (dot products, row sums, running softmax statistics) are
+  /// kept in. Default: fp32. A kernel that accumulates in bf16 or fp16 must declare it: its bound
+  /// then grows with the task's reduction length, and every report shows the declared class; an
+  /// undeclared low-precision accumulator fails the fp32 accumulation bound.
+  KernelSpec& accumulates_in(Precision accumulation);
   /// One line shown in listings and reports.
   KernelSpec& describe(std::string description);
   /// Turns one integrity gate off for this kernel. The reason is mandatory and every report shows
@@ -107,6 +112,8 @@ class KernelSpec {
   const KernelFunction& function() const { return function_; }
   Device device() const { return device_; }
   Precision precision() const { return precision_; }
+  /// The declared accumulation precision (fp32 unless accumulates_in() said otherwise).
+  Precision accumulation() const { return accumulation_; }
   const std::string& description() const { return description_; }
   const std::map<IntegrityGate, std::string>& waived_gates() const { return waived_gates_; }
   const std::vector<std::string>& allowed_operators() const { return allowed_operators_; }
@@ -129,6 +136,7 @@ class KernelSpec {
   KernelFunction function_;
   Device device_;
   Precision precision_ = Precision::fp32;
+  Precision accumulation_ = Precision::fp32;
   std::string description_;
   std::map<IntegrityGate, std::string> waived_gates_;
   std::vector<std::string> allowed_operators_;

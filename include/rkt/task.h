@@ -87,7 +87,8 @@ class TaskSpec {
                   DType dtype = DType::float32);
   /// Adds a learned parameter (weight, bias): an input like the others, passed in the same order,
   /// that the task filter varies separately from the data.
-  TaskSpec& weight(std::string name, std::vector<std::string> dims, ValueDistribution values);
+  TaskSpec& weight(std::string name, std::vector<std::string> dims, ValueDistribution values,
+                   DType dtype = DType::float32);
   /// Adds a model buffer (running statistics): a weight that distributions do not scale.
   TaskSpec& buffer(std::string name, std::vector<std::string> dims, ValueDistribution values);
   /// Names the outputs, in order. Their shapes and dtypes come from the reference.
@@ -104,6 +105,11 @@ class TaskSpec {
   /// The first config (the first choice of each axis) is the primary one: integrity gates and
   /// benchmarks run on it. On the CPU each config's dims are capped by small_dims.
   TaskSpec& config_axis(std::string axis, std::vector<ConfigChoice> choices);
+  /// Names the dims a kernel's longest sum runs over (GEMM: {"K"}; attention: {"S"}; a row
+  /// reduction: {"N"}); their product is the reduction length. A kernel that declares a
+  /// low-precision accumulator (KernelSpec::accumulates_in) is judged by a bound that grows with
+  /// it (framework/comparison/derived_tolerance.h). Default: no reduction (length 1).
+  TaskSpec& reduction(std::vector<std::string> dims);
   /// Widens the tolerance of `precision` for this task; `reason` is mandatory and reported.
   TaskSpec& widen_tolerance(Precision precision, Tolerance tolerance, std::string reason);
   TaskSpec& bytes(CostFunction minimal_bytes);  // [bytes]
@@ -120,6 +126,8 @@ class TaskSpec {
   const Dims& small_dims() const { return small_dims_; }
   const std::map<std::string, DimDomain>& domains() const { return domains_; }
   const ReferenceFunction& reference() const { return reference_; }
+  /// The dims of the task's longest reduction (empty: none).
+  const std::vector<std::string>& reduction_dims() const { return reduction_dims_; }
   /// The tolerance a kernel claiming `precision` is judged by on this task.
   Tolerance tolerance(Precision precision) const;
   /// The reason the task widened `precision`'s tolerance, or "" when it did not.
@@ -162,6 +170,7 @@ class TaskSpec {
   Dims small_dims_;
   std::map<std::string, DimDomain> domains_;
   ReferenceFunction reference_;
+  std::vector<std::string> reduction_dims_;
   std::map<Precision, ToleranceOverride> tolerance_overrides_;
   CostFunction bytes_;
   CostFunction flops_;

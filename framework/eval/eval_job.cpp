@@ -3,12 +3,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <mutex>
 #include <thread>
 
 #include "framework/base/file_access.h"
@@ -16,6 +19,7 @@
 #include "framework/eval/child_command.h"
 #include "framework/eval/eval_record.h"
 #include "framework/eval/library_compiler.h"
+#include "framework/eval/visible_gpus.h"
 #include "framework/inputs/seeding.h"
 #include "framework/isolation/kernel_library.h"
 #include "framework/runs/run_folder.h"
@@ -79,8 +83,9 @@ struct FileOutcome {
 };
 
 // One compiled library judged by a child `rkt run` into DIR/libraries/<hash>/.
+// `gpu`: the CUDA_VISIBLE_DEVICES value that shows the child judge its one GPU ("" keeps ours).
 FileOutcome judge_library(const EvalOptions& options, const CompiledSource& source,
-                          const std::string& directory) {
+                          const std::string& directory, const std::string& gpu) {
   FileOutcome outcome;
   EvalRecord failed;
   failed.file = source.source;
@@ -100,6 +105,7 @@ FileOutcome judge_library(const EvalOptions& options, const CompiledSource& sour
   if (!options.task.empty()) command.argv.insert(command.argv.end(), {"--kernel", options.task + "/"});
   command.environment[kKernelLibraryVariable] = source.library;
   command.environment["RKT_SEED"] = std::to_string(base_seed());
+  if (!gpu.empty()) command.environment["CUDA_VISIBLE_DEVICES"] = gpu;
   command.output_file = folder + "/judge.log";
   const ChildOutcome judged = run_child_command(command);
   const std::string log = file_exists(command.output_file) ? read_whole_file(command.output_file) : "";
@@ -337,54 +343,97 @@ int run_eval_job(const EvalOptions& options) {
            << std::flush;
 
   const std::map<std::string, std::vector<EvalRecord>> earlier = earlier_records(directory);
-  std::vector<EvalRecord> records;
   RunReport report;
   report.started_utc = utc_time("%Y-%m-%dT%H:%M:%SZ");
   report.seed = base_seed();
   report.hidden_inputs = "as each file's judge read them (RKT_HIDDEN_SUITE)";
   report.isolation = "isolated (each file's kernels ran in workers of a judge of its own)";
   report.kernel_filter = options.task.empty() ? "" : options.task + "/";
-  std::map<std::string, int> stems;
-  bool bad_input = false;
-  std::string records_text;
-  for (std::size_t i = 0; i < compiled.size(); ++i) {
-    const CompiledSource& source = compiled[i];
-    bad_input = bad_input || source.bad_input();
-    std::vector<EvalRecord> file_records;
-    bool resumed = false;
-    if (!source.key.empty() && earlier.count(source.key) != 0) {
-      file_records = resumed_records(earlier.at(source.key), source, directory);
-      resumed = !file_records.empty();
-    }
-    if (!resumed) {
-      if (source.compiled()) {
-        progress << "rkt eval: [" << i + 1 << "/" << compiled.size() << "] judging " << source.source
-                 << "\n" << std::flush;
-        file_records = judge_library(options, source, directory).records;
-      } else {
-        file_records.push_back(record_of_unjudged(source));
-      }
-    }
+  std::vector<std::string> stems;  // the run folder's kernel prefix per file, unique
+  std::map<std::string, int> stem_uses;
+  for (const CompiledSource& source : compiled) {
     std::string stem = stem_of(source.source);
-    if (++stems[stem] > 1) stem += "#" + std::to_string(stems[stem]);
+    if (++stem_uses[stem] > 1) stem += "#" + std::to_string(stem_uses[stem]);
+    stems.push_back(stem);
+  }
+  // Each file's records once it is done; the outputs are rewritten from all of them, in the
+  // order the files were given, after every file (an interrupted batch loses nothing).
+  std::vector<std::optional<std::vector<EvalRecord>>> done(compiled.size());
+  std::mutex finishing;
+  bool unwritable = false;
+  const auto finish = [&](std::size_t i, std::vector<EvalRecord> file_records, bool resumed) {
+    const std::lock_guard<std::mutex> hold(finishing);
     for (const EvalRecord& record : file_records) {
       progress << "rkt eval: [" << i + 1 << "/" << compiled.size() << "] " << progress_line(record)
                << (resumed ? "  (resumed: judged before with this library)" : "") << "\n"
                << std::flush;
-      const std::string line = eval_record_json(record);
-      if (options.json) std::cout << line << "\n" << std::flush;
-      records_text += line + "\n";
-      report.kernels.push_back(report_entry(record, stem, options.task));
-      records.push_back(record);
+      if (options.json) std::cout << eval_record_json(record) << "\n" << std::flush;
+    }
+    done[i] = std::move(file_records);
+    std::string records_text;
+    report.kernels.clear();
+    for (std::size_t j = 0; j < done.size(); ++j) {
+      if (!done[j]) continue;
+      for (const EvalRecord& record : *done[j]) {
+        records_text += eval_record_json(record) + "\n";
+        report.kernels.push_back(report_entry(record, stems[j], options.task));
+      }
     }
     try {
-      // After every file, as rkt run after every kernel: an interrupted batch loses nothing.
       write_file_atomically(directory + "/" + kRecordsFile, records_text);
       write_run_folder(directory, report);
     } catch (const std::runtime_error& error) {
       std::cerr << "rkt eval: error: " << error.what() << "\n";
-      return 2;
+      unwritable = true;
     }
+  };
+  bool bad_input = false;
+  std::vector<std::size_t> cuda_files, other_files;  // to judge
+  for (std::size_t i = 0; i < compiled.size(); ++i) {
+    const CompiledSource& source = compiled[i];
+    bad_input = bad_input || source.bad_input();
+    if (!source.key.empty() && earlier.count(source.key) != 0) {
+      std::vector<EvalRecord> resumed = resumed_records(earlier.at(source.key), source, directory);
+      if (!resumed.empty()) {
+        finish(i, std::move(resumed), true);
+        continue;
+      }
+    }
+    if (!source.compiled()) {
+      finish(i, {record_of_unjudged(source)}, false);
+    } else {
+      (source.cuda ? cuda_files : other_files).push_back(i);
+    }
+  }
+  const auto judge = [&](std::size_t i, const std::string& gpu) {
+    {
+      const std::lock_guard<std::mutex> hold(finishing);
+      progress << "rkt eval: [" << i + 1 << "/" << compiled.size() << "] judging "
+               << compiled[i].source << (gpu.empty() ? "" : " on GPU " + gpu) << "\n"
+               << std::flush;
+    }
+    finish(i, judge_library(options, compiled[i], directory, gpu).records, false);
+  };
+  // CUDA files: one child judge per visible GPU at a time, each shown its GPU alone. CPU files
+  // after them, one at a time: CPU benchmarks running side by side would time each other.
+  const std::vector<std::string> gpus = visible_gpus();
+  if (gpus.size() > 1 && cuda_files.size() > 1) {
+    std::atomic<std::size_t> next{0};
+    std::vector<std::thread> judges;
+    for (const std::string& gpu : gpus) {
+      judges.emplace_back([&, gpu] {
+        for (std::size_t k = next++; k < cuda_files.size(); k = next++) judge(cuda_files[k], gpu);
+      });
+    }
+    for (std::thread& thread : judges) thread.join();
+  } else {
+    for (std::size_t i : cuda_files) judge(i, "");
+  }
+  for (std::size_t i : other_files) judge(i, "");
+  if (unwritable) return 2;
+  std::vector<EvalRecord> records;
+  for (const auto& file_records : done) {
+    if (file_records) records.insert(records.end(), file_records->begin(), file_records->end());
   }
   report.finished = true;
   write_run_folder(directory, report);

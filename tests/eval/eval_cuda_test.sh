@@ -3,7 +3,9 @@
 # kernel library for the package's architecture (the visible GPU's where there is one), a worker
 # loads it and describes its kernel, and the child judge skips its cases for want of a device
 # (verdict skipped, exit 0); a .cu that does not compile gets compile_error with nvcc's message.
-# On a GPU machine the same command judges and times the kernel (docs/gpu_runs.md).
+# On a GPU machine the same command judges and times the kernel (docs/gpu_runs.md). With two
+# visible GPUs (CUDA_VISIBLE_DEVICES=0,1, real or not) two .cu files are judged side by side, each
+# child judge shown its own GPU.
 # Usage: eval_cuda_test.sh RKT CUDA_SOURCE COMPILE_ERROR_SOURCE PYTHON
 set -euo pipefail
 rkt="$1"; good="$2"; broken="$3"; python="$4"
@@ -30,3 +32,11 @@ assert broken["message"].startswith("softmax_compile_error.cu("), broken["messag
 assert "error" in broken["message"], broken["message"]
 print("cuda: compiled, loaded and described (", good["verdict"], "); compile error reported")
 PY
+
+# Two GPUs: one child judge per GPU at a time.
+sed 's/ROBUST_KERNEL_TEST(softmax, \([a-z_]*\),/ROBUST_KERNEL_TEST(softmax, \1_copy,/' "$good" > "$work/copy.cu"
+grep -q "_copy," "$work/copy.cu" || fail "could not make a second CUDA file from $good"
+CUDA_VISIBLE_DEVICES=0,1 "$rkt" eval "$good" "$work/copy.cu" --out "$work/two" > "$work/two.log" 2>&1 \
+  || { cat "$work/two.log"; fail "two CUDA files on two GPUs failed"; }
+grep -q "judging .* on GPU 0" "$work/two.log" && grep -q "judging .* on GPU 1" "$work/two.log" \
+  || { cat "$work/two.log"; fail "the two files were not spread over the two GPUs"; }

@@ -4,9 +4,10 @@
 // Design: a grid-stride loop over 16-byte vectors of 8 elements (one uint4 load and store) when x
 // and y are 16-byte aligned, then a scalar loop over the last n % 8 elements; everything scalar
 // (2-byte accesses) when either is not aligned, so no alignment needs declaring. The grid is a
-// few waves of 256-thread blocks. Traffic: 4 bytes per element (x read, y written). Expected:
-// about 90% of the ~4.0 TB/s copy bandwidth: an elementwise map cannot beat a copy, and eager
-// torch's gelu / silu kernels sit at the same limit, so about 1.0x against them.
+// few waves of 256-thread blocks. Traffic: 4 bytes per element (x read, y written). Measured on
+// the H200 at 4096 x 8192 (tests/kernel_gpu_check): GELU 0.043 ms (78% of the 4.0 TB/s copy
+// bandwidth; PyTorch eager 0.046), SiLU 0.039 ms (85%; eager 0.038): an elementwise map cannot
+// beat a copy, and eager's kernels sit at the same limit, so about 1.0x against them.
 #pragma once
 
 #include <cuda_runtime.h>

@@ -5,11 +5,10 @@
 // 8 warps of 64 x 32, a 4-stage cp.async pipeline, ldmatrix fragments; the bias and GELU applied
 // in fp32 to the accumulators and rounded to DT once at the store). Any M, N, K: 16-byte copies
 // when K and N are multiples of 8 and a, b are 16-byte aligned, 2-byte staging otherwise.
-// Work: 2 M N K flops (137 GFLOP at 4096^3); traffic 2 (M K + K N + M N) bytes. Expected: about
-// 45-55% of the bf16 tensor-core peak (790 TFLOP/s measured on the H200): mma.sync is capped
-// below wgmma's rate on Hopper. Eager LibTorch runs cuBLAS (wgmma, ~85-95% of peak) and then a
-// GELU pass over y; the fused epilogue saves that pass, which does not make up for the slower
-// main loop at large K.
+// Work: 2 M N K flops (137 GFLOP at 4096^3); traffic 2 (M K + K N + M N) bytes. Measured on the
+// H200: 0.474 ms at 4096^3 (290 TFLOP/s, 37% of the 790 TFLOP/s bf16 peak); eager LibTorch-style
+// matmul + bias + GELU 0.239 ms (cuBLAS wgmma), so about 0.5x: the fused epilogue saves a pass
+// over y, but mma.sync's main loop runs at about half of wgmma's rate.
 // Claimed precision: fp32 (the default): fp32 arithmetic and accumulation on DT storage.
 #include <cuda_runtime.h>
 

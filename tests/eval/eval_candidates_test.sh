@@ -3,7 +3,8 @@
 # it must get, in one batch so that a crash, hang or cheat in one file is seen not to touch the
 # others: honest passes with a benchmark; wrong at an edge, a shape-guard cheat, a crash and a hang
 # fail on the case that exposes them; a compile error, a signature mismatch, no registration, an
-# unknown task (with "did you mean") and a duplicate id are failed records; an empty, a missing and
+# unknown task (with "did you mean"), a duplicate id and a library that crashes as it loads are
+# failed records; an empty, a missing and
 # an oversized file are failed records and make the exit code 2. Then: the JSON records, the run
 # folder, a failure's replay command that replays it, the resume (a second call into the folder
 # judges nothing again), exit codes 1 and 0, and the usage errors.
@@ -73,6 +74,7 @@ expected = {
     "relu_no_registration.cpp": ("no_registration", "registers no kernel"),
     "relu_unknown_task.cpp": ("unknown_task", "did you mean 'relu'?"),
     "relu_duplicate.cpp": ("duplicate_kernel", "'relu/eval_twice' is registered twice"),
+    "relu_load_crash.cpp": ("load_error", "signal 11"),
     "empty.cpp": ("empty_file", "empty"),
     "relu_too_large.cpp": ("file_too_large", "over the limit of 1048576 bytes"),
     "missing.cpp": ("missing_file", "no such file"),

@@ -48,7 +48,7 @@ constexpr int kBK = 32;        // k per pipeline stage
 constexpr int kWarpsN = 4;     // warp grid: 2 x 4
 constexpr int kWarpM = 64;     // rows per warp
 constexpr int kMTiles = kWarpM / 16;
-constexpr int kLdA = kBK + 8;  // [elements] A stage row stride
+constexpr int kLdA = kBK + 8;        // [elements] A stage row stride
 constexpr std::int64_t kGroupM = 8;  // M-tiles per group of the block order (L2 reuse of B)
 
 // The block's columns, and what follows from them: 128 columns, warps of 64 x 32, 4 stages
@@ -60,9 +60,9 @@ struct Tiles {
   static constexpr int kBN = kColumns;               // columns of y per block
   static constexpr int kWarpN = kColumns / kWarpsN;  // columns per warp
   static constexpr int kNTiles = kWarpN / 8;
-  static constexpr int kStages = 4;                  // cp.async pipeline depth
+  static constexpr int kStages = 4;  // cp.async pipeline depth
   static constexpr int kMinBlocksPerSM = kBlocksPerSM;
-  static constexpr int kLdB = kBN + 8;               // [elements] B stage row stride
+  static constexpr int kLdB = kBN + 8;  // [elements] B stage row stride
   static constexpr int kStageElements = kBM * kLdA + kBK * kLdB;
   static constexpr std::size_t kSharedBytes =
       sizeof(std::uint16_t) * static_cast<std::size_t>(kStages) * kStageElements;
@@ -170,11 +170,13 @@ __global__ void __launch_bounds__(kThreads, T::kMinBlocksPerSM)
 
 #pragma unroll
   for (int s = 0; s < kStages - 1; ++s) {
-    if (s < k_tiles) load_stage<T, kAligned>(shared + s * kStageElements, p, m0, n0, std::int64_t{s} * kBK);
+    if (s < k_tiles)
+      load_stage<T, kAligned>(shared + s * kStageElements, p, m0, n0, std::int64_t{s} * kBK);
     lp::cp_async_commit();  // always commit, so the group count per iteration stays fixed
   }
 
-  // This lane's ldmatrix row offsets: matrix i = lane / 8 is (row + 8 (i & 1), column + 8 (i >> 1)).
+  // This lane's ldmatrix row offsets: matrix i = lane / 8 is (row + 8 (i & 1), column + 8 (i >>
+  // 1)).
   const int matrix_row = (lane & 7) + 8 * ((lane >> 3) & 1);
   const int matrix_col = 8 * (lane >> 4);
 
@@ -183,7 +185,7 @@ __global__ void __launch_bounds__(kThreads, T::kMinBlocksPerSM)
     __syncthreads();                   // ... for everyone's; and stage (kt - 1) is free again
     if (kt + kStages - 1 < k_tiles) {
       load_stage<T, kAligned>(shared + ((kt + kStages - 1) % kStages) * kStageElements, p, m0, n0,
-                           std::int64_t{kt + kStages - 1} * kBK);
+                              std::int64_t{kt + kStages - 1} * kBK);
     }
     lp::cp_async_commit();
 
@@ -194,14 +196,15 @@ __global__ void __launch_bounds__(kThreads, T::kMinBlocksPerSM)
       unsigned a_frag[kMTiles][4];
 #pragma unroll
       for (int i = 0; i < kMTiles; ++i) {
-        lp::ldmatrix_x4<false>(
-            a_frag[i], a_stage + (warp_row + i * 16 + matrix_row) * kLdA + kk + matrix_col);
+        lp::ldmatrix_x4<false>(a_frag[i],
+                               a_stage + (warp_row + i * 16 + matrix_row) * kLdA + kk + matrix_col);
       }
       unsigned b_frag[kNTiles][2];
 #pragma unroll
       for (int j = 0; j < kNTiles; j += 2) {
         unsigned r[4];
-        lp::ldmatrix_x4<true>(r, b_stage + (kk + matrix_row) * kLdB + warp_col + j * 8 + matrix_col);
+        lp::ldmatrix_x4<true>(r,
+                              b_stage + (kk + matrix_row) * kLdB + warp_col + j * 8 + matrix_col);
         b_frag[j][0] = r[0];
         b_frag[j][1] = r[1];
         b_frag[j + 1][0] = r[2];
@@ -250,7 +253,6 @@ template <class T>
 std::int64_t grid_blocks(const Params& p) {
   return ((p.m + kBM - 1) / kBM) * ((p.n + T::kBN - 1) / T::kBN);
 }
-
 
 // True when the 16-byte copy path applies.
 inline bool copies_aligned(const Params& p) {

@@ -92,8 +92,9 @@ __host__ __device__ constexpr std::size_t shared_bytes() {
 // Stages rows [row0, row0 + kRows) of a [seq, kD] matrix into tile ([kRows][kD + 8]); rows at or
 // past seq are zeros (a zero V row times a zero weight; a zero K row is masked anyway).
 template <int kD, int kRows, bool kAligned>
-__device__ __forceinline__ void load_tile(std::uint16_t* tile, const std::uint16_t* __restrict__ base,
-                                          std::int64_t seq, std::int64_t row0) {
+__device__ __forceinline__ void load_tile(std::uint16_t* tile,
+                                          const std::uint16_t* __restrict__ base, std::int64_t seq,
+                                          std::int64_t row0) {
   constexpr int kLd = row_stride<kD>();
   if constexpr (kAligned) {
     constexpr int kChunksPerRow = kD / 8;  // 16-byte chunks
@@ -121,8 +122,7 @@ __device__ __forceinline__ void load_tile(std::uint16_t* tile, const std::uint16
 // from shared memory at each use (no room for them next to 2 x 16 x D accumulators) but reuses
 // every K and V fragment for two m16 tiles: 80 ldmatrix per 256 MMAs instead of 64 per 128.
 template <class Format, int kD, int kM, bool kCausal, bool kAligned>
-__global__ void __launch_bounds__(kThreads)
-    flash_attention_kernel(const Params p) {
+__global__ void __launch_bounds__(kThreads) flash_attention_kernel(const Params p) {
   constexpr int kBlockQ = block_queries<kM>();
   constexpr int kLd = row_stride<kD>();
   constexpr int kKVTile = kBlockK * kLd;  // [elements] one K or V stage
@@ -240,7 +240,8 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
           for (int r = 0; r < 4; ++r) qa[m][r] = q_frag[s][r];
         } else {
-          lp::ldmatrix_x4<false>(qa[m], q_tile + (warp_row + 16 * m + a_row) * kLd + 16 * s + a_col);
+          lp::ldmatrix_x4<false>(qa[m],
+                                 q_tile + (warp_row + 16 * m + a_row) * kLd + 16 * s + a_col);
         }
       }
 #pragma unroll
@@ -395,14 +396,14 @@ cudaError_t launch_flash_attention_tiles(const Params& p, cudaStream_t stream) {
   grid_shape<kM>(p, x, y);
   if (x > kMaxGridX || y > kMaxGridY) return cudaErrorInvalidConfiguration;
   constexpr std::size_t kShared = shared_bytes<kD, kM>();
-  const bool aligned = lp::aligned16(p.q) && lp::aligned16(p.k) && lp::aligned16(p.v) &&
-                       lp::aligned16(p.o);
+  const bool aligned =
+      lp::aligned16(p.q) && lp::aligned16(p.k) && lp::aligned16(p.v) && lp::aligned16(p.o);
   const auto launch = [&](auto kernel) {
     const cudaError_t attribute = cudaFuncSetAttribute(
         kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(kShared));
     if (attribute != cudaSuccess) return attribute;
-    kernel<<<dim3(static_cast<unsigned>(x), static_cast<unsigned>(y)), kThreads, kShared,
-             stream>>>(p);
+    kernel<<<dim3(static_cast<unsigned>(x), static_cast<unsigned>(y)), kThreads, kShared, stream>>>(
+        p);
     return cudaGetLastError();
   };
   return aligned ? launch(flash_attention_kernel<Format, kD, kM, kCausal, true>)

@@ -70,7 +70,8 @@ cudaError_t launch_elementwise(const std::uint16_t* x, std::uint16_t* y, std::in
                                cudaStream_t stream) {
   const bool vector = lp::aligned16(x) && lp::aligned16(y);
   const std::int64_t work = vector ? std::max<std::int64_t>(n / 8, 1) : n;
-  const unsigned blocks = static_cast<unsigned>(std::min((work + kThreads - 1) / kThreads, kMaxBlocks));
+  const unsigned blocks =
+      static_cast<unsigned>(std::min((work + kThreads - 1) / kThreads, kMaxBlocks));
   if (vector) {
     elementwise_kernel<Format, Op, true><<<blocks, kThreads, 0, stream>>>(x, y, n);
   } else {

@@ -55,7 +55,8 @@ constexpr int max_threads() {
   return kItems == kMaxItems ? kMaxThreads : kPreferredThreads;
 }
 
-// ---- The register cache of one row ---------------------------------------------------------------
+// ---- The register cache of one row
+// ---------------------------------------------------------------
 
 template <int kWidth>
 __device__ __forceinline__ int slot_start(int i) {
@@ -134,7 +135,8 @@ __device__ __forceinline__ bool inside(int j, int n) {
   return slot_start<kWidth>(j / kWidth) + j % kWidth < n;
 }
 
-// ---- softmax -------------------------------------------------------------------------------------
+// ---- softmax
+// -------------------------------------------------------------------------------------
 
 template <class Format, int kWidth, int kItems>
 __global__ void __launch_bounds__(max_threads<kItems>())
@@ -167,17 +169,20 @@ __global__ void softmax_streaming_kernel(const std::uint16_t* __restrict__ x,
   for (std::int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const std::uint16_t* xr = x + row * n;
     float m = -INFINITY;
-    for (std::int64_t j = threadIdx.x; j < n; j += blockDim.x) m = fmaxf(m, Format::to_float(xr[j]));
+    for (std::int64_t j = threadIdx.x; j < n; j += blockDim.x)
+      m = fmaxf(m, Format::to_float(xr[j]));
     m = block_max(m, -INFINITY);
     float s = 0.0f;
-    for (std::int64_t j = threadIdx.x; j < n; j += blockDim.x) s += expf(Format::to_float(xr[j]) - m);
+    for (std::int64_t j = threadIdx.x; j < n; j += blockDim.x)
+      s += expf(Format::to_float(xr[j]) - m);
     const float inv = 1.0f / block_sum(s);
     for (std::int64_t j = threadIdx.x; j < n; j += blockDim.x)
       y[row * n + j] = Format::from_float(expf(Format::to_float(xr[j]) - m) * inv);
   }
 }
 
-// ---- layernorm and rmsnorm -----------------------------------------------------------------------
+// ---- layernorm and rmsnorm
+// -----------------------------------------------------------------------
 
 // The power of two that brings the row's largest |x| below 1 (block-uniform).
 template <int kItems>
@@ -278,7 +283,8 @@ __global__ void norm_streaming_kernel(const std::uint16_t* __restrict__ x,
       float s = 0.0f;
       float sq = 0.0f;
       if constexpr (!kRms) {
-        for (std::int64_t j = threadIdx.x; j < n; j += blockDim.x) s += Format::to_float(xr[j]) * scale;
+        for (std::int64_t j = threadIdx.x; j < n; j += blockDim.x)
+          s += Format::to_float(xr[j]) * scale;
         mean = block_sum(s) * inv_n;
       } else {
         mean = 0.0f;
@@ -312,7 +318,8 @@ __global__ void norm_streaming_kernel(const std::uint16_t* __restrict__ x,
   }
 }
 
-// ---- cross_entropy -------------------------------------------------------------------------------
+// ---- cross_entropy
+// -------------------------------------------------------------------------------
 
 struct LogSumExp {
   float m;  // running max; -inf: nothing seen yet
@@ -339,7 +346,8 @@ __global__ void __launch_bounds__(kCrossEntropyThreads)
     LogSumExp acc{-INFINITY, 0.0f};
     constexpr int kUnroll = 2;  // vectors in flight per thread
     constexpr std::int64_t kStep = std::int64_t{kCrossEntropyThreads} * kWidth;
-    for (std::int64_t e0 = std::int64_t{threadIdx.x} * kWidth; e0 < classes; e0 += kStep * kUnroll) {
+    for (std::int64_t e0 = std::int64_t{threadIdx.x} * kWidth; e0 < classes;
+         e0 += kStep * kUnroll) {
       float v[kUnroll * kWidth];
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
@@ -388,14 +396,13 @@ __global__ void __launch_bounds__(kCrossEntropyThreads)
 #pragma unroll
       for (int i = 1; i < kCrossEntropyThreads / 32; ++i) total = combine(total, partial[i]);
       const std::int64_t t = target[row];
-      loss[row] = (t >= 0 && t < classes)
-                      ? total.m + logf(total.s) - Format::to_float(xr[t])
-                      : NAN;
+      loss[row] = (t >= 0 && t < classes) ? total.m + logf(total.s) - Format::to_float(xr[t]) : NAN;
     }
   }
 }
 
-// ---- Launch functions ------------------------------------------------------------------------------
+// ---- Launch functions
+// ------------------------------------------------------------------------------
 
 struct CacheShape {
   int width;    // 8 or 1
@@ -420,10 +427,17 @@ void dispatch_cache(const CacheShape& shape, Launch&& launch) {
   using std::integral_constant;
   const auto with_items = [&](auto width) {
     switch (shape.items) {
-      case 8: launch(width, integral_constant<int, 8>{}); return;
-      case 16: launch(width, integral_constant<int, 16>{}); return;
-      case 32: launch(width, integral_constant<int, 32>{}); return;
-      default: throw std::logic_error("low_precision_rows: unsupported items per thread");
+      case 8:
+        launch(width, integral_constant<int, 8>{});
+        return;
+      case 16:
+        launch(width, integral_constant<int, 16>{});
+        return;
+      case 32:
+        launch(width, integral_constant<int, 32>{});
+        return;
+      default:
+        throw std::logic_error("low_precision_rows: unsupported items per thread");
     }
   };
   if (shape.width == 8) {
@@ -444,7 +458,8 @@ template <class Format>
 cudaError_t launch_softmax(const std::uint16_t* x, std::uint16_t* y, std::int64_t rows,
                            std::int64_t n, cudaStream_t stream) {
   if (n > kMaxCachedRow) {
-    softmax_streaming_kernel<Format><<<row_blocks(rows), streaming_threads(n), 0, stream>>>(x, y, rows, n);
+    softmax_streaming_kernel<Format>
+        <<<row_blocks(rows), streaming_threads(n), 0, stream>>>(x, y, rows, n);
   } else {
     const CacheShape shape = choose_cache(n, lp::aligned16(x) && lp::aligned16(y));
     dispatch_cache(shape, [&](auto width, auto items) {
@@ -463,8 +478,8 @@ cudaError_t launch_norm(const std::uint16_t* x, const std::uint16_t* w, const st
     norm_streaming_kernel<Format, kRms>
         <<<row_blocks(rows), streaming_threads(n), 0, stream>>>(x, w, b, y, rows, n);
   } else {
-    const bool aligned = lp::aligned16(x) && lp::aligned16(w) && lp::aligned16(y) &&
-                         (kRms || lp::aligned16(b));
+    const bool aligned =
+        lp::aligned16(x) && lp::aligned16(w) && lp::aligned16(y) && (kRms || lp::aligned16(b));
     const CacheShape shape = choose_cache(n, aligned);
     dispatch_cache(shape, [&](auto width, auto items) {
       norm_cached_kernel<Format, kRms, decltype(width)::value, decltype(items)::value>
@@ -479,11 +494,11 @@ cudaError_t launch_cross_entropy(const std::uint16_t* logits, const std::int64_t
                                  float* loss, std::int64_t rows, std::int64_t classes,
                                  cudaStream_t stream) {
   if (lp::aligned16(logits) && classes % 8 == 0) {
-    cross_entropy_kernel<Format, 8>
-        <<<row_blocks(rows), kCrossEntropyThreads, 0, stream>>>(logits, target, loss, rows, classes);
+    cross_entropy_kernel<Format, 8><<<row_blocks(rows), kCrossEntropyThreads, 0, stream>>>(
+        logits, target, loss, rows, classes);
   } else {
-    cross_entropy_kernel<Format, 1>
-        <<<row_blocks(rows), kCrossEntropyThreads, 0, stream>>>(logits, target, loss, rows, classes);
+    cross_entropy_kernel<Format, 1><<<row_blocks(rows), kCrossEntropyThreads, 0, stream>>>(
+        logits, target, loss, rows, classes);
   }
   return cudaGetLastError();
 }

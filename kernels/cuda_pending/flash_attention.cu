@@ -61,7 +61,9 @@ void attention_cuda(rkt::KernelCall& call) {
                         flash::kLog2e / std::sqrt(static_cast<float>(dim))};
   cudaStream_t stream = static_cast<cudaStream_t>(call.cuda_stream());
   switch (dim) {
-    case 64: RKT_CUDA_CHECK((flash::launch_flash_attention<Format, 64, kCausal>(p, stream))); break;
+    case 64:
+      RKT_CUDA_CHECK((flash::launch_flash_attention<Format, 64, kCausal>(p, stream)));
+      break;
     case 128:
       RKT_CUDA_CHECK((flash::launch_flash_attention<Format, 128, kCausal>(p, stream)));
       break;

@@ -23,9 +23,9 @@ void elementwise_cuda(rkt::KernelCall& call) {
   const rkt::TensorView& x = call.input(0);
   const std::int64_t n = x.numel();
   if (n == 0) return;
-  RKT_CUDA_CHECK((ew::launch_elementwise<Format, Op>(x.data_as<const std::uint16_t>(),
-                                                     call.output(0).data_as<std::uint16_t>(), n,
-                                                     static_cast<cudaStream_t>(call.cuda_stream()))));
+  RKT_CUDA_CHECK((ew::launch_elementwise<Format, Op>(
+      x.data_as<const std::uint16_t>(), call.output(0).data_as<std::uint16_t>(), n,
+      static_cast<cudaStream_t>(call.cuda_stream()))));
 }
 
 constexpr const char* kDescription =

@@ -76,18 +76,32 @@ void cross_entropy_cuda(rkt::KernelCall& call) {
 }  // namespace
 
 ROBUST_KERNEL_TEST(softmax_bf16, cuda_rowwise, softmax_cuda<lp::Bf16Format>)
-    .describe("One block per row, row cached in registers as fp32 (16-byte loads): max, sum of exp, normalize; one read, one write");
+    .describe(
+        "One block per row, row cached in registers as fp32 (16-byte loads): max, sum of exp, "
+        "normalize; one read, one write");
 ROBUST_KERNEL_TEST(softmax_fp16, cuda_rowwise, softmax_cuda<lp::Fp16Format>)
-    .describe("One block per row, row cached in registers as fp32 (16-byte loads): max, sum of exp, normalize; one read, one write");
+    .describe(
+        "One block per row, row cached in registers as fp32 (16-byte loads): max, sum of exp, "
+        "normalize; one read, one write");
 ROBUST_KERNEL_TEST(layernorm_bf16, cuda_rowwise, layernorm_cuda<lp::Bf16Format>)
-    .describe("One block per row, row cached in registers as fp32: two-pass mean and variance, affine normalize");
+    .describe(
+        "One block per row, row cached in registers as fp32: two-pass mean and variance, affine "
+        "normalize");
 ROBUST_KERNEL_TEST(layernorm_fp16, cuda_rowwise, layernorm_cuda<lp::Fp16Format>)
-    .describe("One block per row, row cached in registers as fp32: two-pass mean and variance, affine normalize");
+    .describe(
+        "One block per row, row cached in registers as fp32: two-pass mean and variance, affine "
+        "normalize");
 ROBUST_KERNEL_TEST(rmsnorm_bf16, cuda_rowwise, rmsnorm_cuda<lp::Bf16Format>)
-    .describe("One block per row, row cached in registers as fp32: mean of squares, scale by weight");
+    .describe(
+        "One block per row, row cached in registers as fp32: mean of squares, scale by weight");
 ROBUST_KERNEL_TEST(rmsnorm_fp16, cuda_rowwise, rmsnorm_cuda<lp::Fp16Format>)
-    .describe("One block per row, row cached in registers as fp32: mean of squares, scale by weight");
+    .describe(
+        "One block per row, row cached in registers as fp32: mean of squares, scale by weight");
 ROBUST_KERNEL_TEST(cross_entropy_bf16, cuda_rowwise, cross_entropy_cuda<lp::Bf16Format>)
-    .describe("One block per row, one pass with an online logsumexp in fp32 (16-byte loads), fp32 loss per row");
+    .describe(
+        "One block per row, one pass with an online logsumexp in fp32 (16-byte loads), fp32 loss "
+        "per row");
 ROBUST_KERNEL_TEST(cross_entropy_fp16, cuda_rowwise, cross_entropy_cuda<lp::Fp16Format>)
-    .describe("One block per row, one pass with an online logsumexp in fp32 (16-byte loads), fp32 loss per row");
+    .describe(
+        "One block per row, one pass with an online logsumexp in fp32 (16-byte loads), fp32 loss "
+        "per row");

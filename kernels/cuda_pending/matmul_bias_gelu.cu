@@ -32,14 +32,18 @@ void matmul_bias_gelu_cuda(rkt::KernelCall& call) {
   const rkt::TensorView& y = call.output(0);
   if (a.rank != 2 || b.rank != 2 || bias.rank != 1 || a.size(1) != b.size(0) ||
       bias.size(0) != b.size(1)) {
-    throw std::invalid_argument(
-        "matmul_bias_gelu cuda_mma: expected a [M, K], b [K, N], bias [N]");
+    throw std::invalid_argument("matmul_bias_gelu cuda_mma: expected a [M, K], b [K, N], bias [N]");
   }
-  const gemm::Params p{a.data_as<const std::uint16_t>(), b.data_as<const std::uint16_t>(),
-                       bias.data_as<const std::uint16_t>(), y.data_as<std::uint16_t>(),
-                       a.size(0), b.size(1), a.size(1)};
+  const gemm::Params p{a.data_as<const std::uint16_t>(),
+                       b.data_as<const std::uint16_t>(),
+                       bias.data_as<const std::uint16_t>(),
+                       y.data_as<std::uint16_t>(),
+                       a.size(0),
+                       b.size(1),
+                       a.size(1)};
   if (p.m == 0 || p.n == 0) return;
-  RKT_CUDA_CHECK(gemm::launch_bias_gelu_gemm<Format>(p, static_cast<cudaStream_t>(call.cuda_stream())));
+  RKT_CUDA_CHECK(
+      gemm::launch_bias_gelu_gemm<Format>(p, static_cast<cudaStream_t>(call.cuda_stream())));
 }
 
 constexpr const char* kDescription =

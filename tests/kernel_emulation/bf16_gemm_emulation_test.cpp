@@ -53,8 +53,8 @@ void check_gemm(std::int64_t m, std::int64_t n, std::int64_t k, std::size_t lead
   std::vector<std::uint16_t> bias = random_values<Format>(static_cast<std::size_t>(n) + lead, 3);
   std::vector<std::uint16_t> y(mn + lead + 8, Format::from_float(NAN));
   for (std::size_t i = mn + lead; i < y.size(); ++i) y[i] = kCanary;
-  const gemm::Params p{a.data() + lead, b.data() + lead, bias.data() + lead, y.data() + lead,
-                       m, n, k};
+  const gemm::Params p{
+      a.data() + lead, b.data() + lead, bias.data() + lead, y.data() + lead, m, n, k};
   ASSERT_EQ(gemm::copies_aligned(p), kAligned) << "the case does not take the intended path";
 
   const auto poison_shared = [] {
@@ -72,7 +72,8 @@ void check_gemm(std::int64_t m, std::int64_t n, std::int64_t k, std::size_t lead
   for (std::int64_t i = 0; i < m; ++i)
     for (std::int64_t j = 0; j < n; ++j) {
       double s = value(bias, lead + j);
-      for (std::int64_t q = 0; q < k; ++q) s += value(a, lead + i * k + q) * value(b, lead + q * n + j);
+      for (std::int64_t q = 0; q < k; ++q)
+        s += value(a, lead + i * k + q) * value(b, lead + q * n + j);
       ref[i * n + j] = 0.5 * s * (1.0 + std::erf(s / std::sqrt(2.0)));
     }
   double sum_squares = 0;
@@ -82,8 +83,8 @@ void check_gemm(std::int64_t m, std::int64_t n, std::int64_t k, std::size_t lead
   for (std::size_t i = 0; i < mn; ++i) {
     const double out = value(y, lead + i);
     if (!(std::fabs(out - ref[i]) <= tolerance * (rms + std::fabs(ref[i]))) && ++bad <= 5) {
-      ADD_FAILURE() << "element " << i << " (row " << i / n << ", col " << i % n << "): got "
-                    << out << ", expected " << ref[i];
+      ADD_FAILURE() << "element " << i << " (row " << i / n << ", col " << i % n << "): got " << out
+                    << ", expected " << ref[i];
     }
   }
   EXPECT_EQ(bad, 0) << "of " << mn << " elements";

@@ -61,11 +61,11 @@ void check_attention(const Shape& s, float scale, double tolerance) {
   std::vector<std::uint16_t> o(q_elems + lead + 8, poison);
   for (std::size_t i = q_elems + lead; i < o.size(); ++i) o[i] = kCanary;
 
-  const flash::Params p{q.data() + lead, k.data() + lead, v.data() + lead, o.data() + lead,
-                        s.batch, s.heads, s.kv_heads, s.seq,
-                        flash::kLog2e / std::sqrt(static_cast<float>(kD))};
-  ASSERT_EQ(lp::aligned16(p.q) && lp::aligned16(p.k) && lp::aligned16(p.v) &&
-                lp::aligned16(p.o),
+  const flash::Params p{
+      q.data() + lead, k.data() + lead, v.data() + lead,
+      o.data() + lead, s.batch,         s.heads,
+      s.kv_heads,      s.seq,           flash::kLog2e / std::sqrt(static_cast<float>(kD))};
+  ASSERT_EQ(lp::aligned16(p.q) && lp::aligned16(p.k) && lp::aligned16(p.v) && lp::aligned16(p.o),
             kAligned);
   std::int64_t gx = 0;
   std::int64_t gy = 0;
@@ -74,10 +74,9 @@ void check_attention(const Shape& s, float scale, double tolerance) {
     auto* bytes = reinterpret_cast<std::uint16_t*>(flash::flash_shared_raw);
     for (std::size_t i = 0; i < sizeof(flash::flash_shared_raw) / 2; ++i) bytes[i] = 0x7fc0;
   };
-  rkt_emulation::run_grid(EmulatedDim3{static_cast<unsigned>(gx), static_cast<unsigned>(gy), 1},
-                          flash::kThreads, poison_shared, [&] {
-                            flash::flash_attention_kernel<Format, kD, kM, kCausal, kAligned>(p);
-                          });
+  rkt_emulation::run_grid(
+      EmulatedDim3{static_cast<unsigned>(gx), static_cast<unsigned>(gy), 1}, flash::kThreads,
+      poison_shared, [&] { flash::flash_attention_kernel<Format, kD, kM, kCausal, kAligned>(p); });
 
   const auto value = [](const std::vector<std::uint16_t>& t, std::size_t i) {
     return static_cast<double>(Format::to_float(t[i]));
@@ -95,7 +94,8 @@ void check_attention(const Shape& s, float scale, double tolerance) {
         double max = -INFINITY;
         for (std::int64_t j = 0; j < visible; ++j) {
           double dot = 0;
-          for (int d = 0; d < kD; ++d) dot += value(q, qo + i * kD + d) * value(k, kvo + j * kD + d);
+          for (int d = 0; d < kD; ++d)
+            dot += value(q, qo + i * kD + d) * value(k, kvo + j * kD + d);
           w[j] = dot / std::sqrt(static_cast<double>(kD));
           max = std::max(max, w[j]);
         }
@@ -116,8 +116,8 @@ void check_attention(const Shape& s, float scale, double tolerance) {
     const double out = value(o, i + lead);
     const bool ok = std::fabs(out - ref[i]) <= tolerance * (rms + std::fabs(ref[i]));
     if (!ok && ++bad <= 5) {
-      ADD_FAILURE() << "element " << i << " (row " << i / kD << ", d " << i % kD << "): got "
-                    << out << ", expected " << ref[i];
+      ADD_FAILURE() << "element " << i << " (row " << i / kD << ", d " << i % kD << "): got " << out
+                    << ", expected " << ref[i];
     }
   }
   EXPECT_EQ(bad, 0) << "of " << q_elems << " elements";

@@ -35,14 +35,13 @@ namespace gemm = rkt::cuda_kernels::bf16_gemm;
 
 int failures = 0;
 
-#define CHECK_CUDA(x)                                                                  \
-  do {                                                                                 \
-    cudaError_t e = (x);                                                               \
-    if (e != cudaSuccess) {                                                            \
-      std::printf("CUDA error %s at %s:%d: %s\n", #x, __FILE__, __LINE__,              \
-                  cudaGetErrorString(e));                                              \
-      std::exit(2);                                                                    \
-    }                                                                                  \
+#define CHECK_CUDA(x)                                                                             \
+  do {                                                                                            \
+    cudaError_t e = (x);                                                                          \
+    if (e != cudaSuccess) {                                                                       \
+      std::printf("CUDA error %s at %s:%d: %s\n", #x, __FILE__, __LINE__, cudaGetErrorString(e)); \
+      std::exit(2);                                                                               \
+    }                                                                                             \
   } while (0)
 
 // Host-side conversions (the same bit rules as the device).
@@ -100,8 +99,8 @@ void parallel_for(std::int64_t n, Fn fn) {
 }
 
 // Element check: |out - ref| <= tol (rms(ref) + |ref|); reports the worst.
-void compare(const std::string& name, const std::vector<float>& out,
-             const std::vector<double>& ref, double tol) {
+void compare(const std::string& name, const std::vector<float>& out, const std::vector<double>& ref,
+             double tol) {
   double ss = 0;
   for (double r : ref) ss += r * r;
   const double rms = std::sqrt(ss / std::max<std::size_t>(1, ref.size()));
@@ -133,7 +132,14 @@ void check_attention(std::int64_t B, std::int64_t H, std::int64_t G, std::int64_
   CHECK_CUDA(cudaMemcpy(dk.at(lead), k.data(), kvn * 2, cudaMemcpyHostToDevice));
   CHECK_CUDA(cudaMemcpy(dv.at(lead), v.data(), kvn * 2, cudaMemcpyHostToDevice));
   CHECK_CUDA(cudaMemset(dout.base, 0xff, qn * 2 + 64));  // NaN everywhere
-  const flash::Params p{dq.at(lead), dk.at(lead), dv.at(lead), dout.at(lead), B, H, G, S,
+  const flash::Params p{dq.at(lead),
+                        dk.at(lead),
+                        dv.at(lead),
+                        dout.at(lead),
+                        B,
+                        H,
+                        G,
+                        S,
                         flash::kLog2e / std::sqrt(float(kD))};
   CHECK_CUDA((flash::launch_flash_attention_tiles<Format, kD, kM, kCausal>(p, nullptr)));
   CHECK_CUDA(cudaDeviceSynchronize());
@@ -159,14 +165,15 @@ void check_attention(std::int64_t B, std::int64_t H, std::int64_t G, std::int64_
     for (double& x : w) sum += (x = std::exp(x - mx));
     for (int d = 0; d < kD; ++d) {
       double acc = 0;
-      for (std::int64_t j = 0; j < visible; ++j) acc += w[j] * host_to_float<Format>(v[ko + j * kD + d]);
+      for (std::int64_t j = 0; j < visible; ++j)
+        acc += w[j] * host_to_float<Format>(v[ko + j * kD + d]);
       ref[qo + d] = acc / sum;
     }
   });
   char name[160];
   std::snprintf(name, sizeof name, "attention(%d) %s D=%d%s B=%ld H=%ld G=%ld S=%ld lead=%zu x%.0f",
-                kM, Format::kIsBf16 ? "bf16" : "fp16", kD, kCausal ? " causal" : "", long(B), long(H),
-                long(G), long(S), lead, scale);
+                kM, Format::kIsBf16 ? "bf16" : "fp16", kD, kCausal ? " causal" : "", long(B),
+                long(H), long(G), long(S), lead, scale);
   compare(name, out, ref, Format::kIsBf16 ? 1e-2 : 2.5e-3);
 }
 
@@ -230,13 +237,17 @@ void time_attention(std::int64_t B, std::int64_t H, std::int64_t G, std::int64_t
   CHECK_CUDA(cudaMemcpy(dq.at(0), q.data(), qn * 2, cudaMemcpyHostToDevice));
   CHECK_CUDA(cudaMemcpy(dk.at(0), q.data(), kvn * 2, cudaMemcpyHostToDevice));
   CHECK_CUDA(cudaMemcpy(dv.at(0), q.data(), kvn * 2, cudaMemcpyHostToDevice));
-  const flash::Params p{dq.at(0), dk.at(0), dv.at(0), dout.at(0), B, H, G, S,
-                        flash::kLog2e / std::sqrt(float(kD))};
-  const float ms = time_ms([&] { CHECK_CUDA((flash::launch_flash_attention_tiles<Format, kD, kM, kCausal>(p, nullptr))); });
+  const flash::Params p{
+      dq.at(0), dk.at(0), dv.at(0), dout.at(0), B, H, G, S, flash::kLog2e / std::sqrt(float(kD))};
+  const float ms = time_ms([&] {
+    CHECK_CUDA((flash::launch_flash_attention_tiles<Format, kD, kM, kCausal>(p, nullptr)));
+  });
   const double flops = 4.0 * B * H * double(S) * S * kD * (kCausal ? 0.5 : 1.0);
-  std::printf("time attention (%d m16 per warp) %s D=%d%s B=%ld H=%ld G=%ld S=%ld: %.3f ms, %.1f TFLOP/s (%.1f%% of 790)\n",
-              kM, Format::kIsBf16 ? "bf16" : "fp16", kD, kCausal ? " causal" : "", long(B), long(H),
-              long(G), long(S), ms, flops / ms / 1e9, flops / ms / 1e9 / 7.9);
+  std::printf(
+      "time attention (%d m16 per warp) %s D=%d%s B=%ld H=%ld G=%ld S=%ld: %.3f ms, %.1f TFLOP/s "
+      "(%.1f%% of 790)\n",
+      kM, Format::kIsBf16 ? "bf16" : "fp16", kD, kCausal ? " causal" : "", long(B), long(H),
+      long(G), long(S), ms, flops / ms / 1e9, flops / ms / 1e9 / 7.9);
 }
 
 template <class Tiles>
@@ -265,11 +276,9 @@ void time_gemm(std::int64_t M, std::int64_t N, std::int64_t K) {
   });
   const double flops = 2.0 * M * N * double(K);
   std::printf("time gemm (%s tiles) %s %ldx%ldx%ld: %.3f ms, %.1f TFLOP/s (%.1f%% of 790)\n",
-              tile_name<Tiles>(),
-              Format::kIsBf16 ? "bf16" : "fp16", long(M), long(N), long(K), ms, flops / ms / 1e9,
-              flops / ms / 1e9 / 7.9);
+              tile_name<Tiles>(), Format::kIsBf16 ? "bf16" : "fp16", long(M), long(N), long(K), ms,
+              flops / ms / 1e9, flops / ms / 1e9 / 7.9);
 }
-
 
 namespace rows = rkt::cuda_kernels::low_precision_rows;
 namespace ew = rkt::cuda_kernels::low_precision_elementwise;
@@ -277,12 +286,18 @@ namespace ew = rkt::cuda_kernels::low_precision_elementwise;
 enum class RowOp { softmax, layernorm, rmsnorm, cross_entropy, gelu, silu };
 const char* name_of(RowOp op) {
   switch (op) {
-    case RowOp::softmax: return "softmax";
-    case RowOp::layernorm: return "layernorm";
-    case RowOp::rmsnorm: return "rmsnorm";
-    case RowOp::cross_entropy: return "cross_entropy";
-    case RowOp::gelu: return "gelu";
-    case RowOp::silu: return "silu";
+    case RowOp::softmax:
+      return "softmax";
+    case RowOp::layernorm:
+      return "layernorm";
+    case RowOp::rmsnorm:
+      return "rmsnorm";
+    case RowOp::cross_entropy:
+      return "cross_entropy";
+    case RowOp::gelu:
+      return "gelu";
+    case RowOp::silu:
+      return "silu";
   }
   return "?";
 }
@@ -306,18 +321,29 @@ float run_rows(RowOp op, std::int64_t R, std::int64_t N, std::size_t lead, float
   float* loss = reinterpret_cast<float*>(dy.base);
   const auto launch = [&] {
     switch (op) {
-      case RowOp::softmax: CHECK_CUDA(rows::launch_softmax<Format>(dx.at(lead), dy.at(lead), R, N, nullptr)); break;
+      case RowOp::softmax:
+        CHECK_CUDA(rows::launch_softmax<Format>(dx.at(lead), dy.at(lead), R, N, nullptr));
+        break;
       case RowOp::layernorm:
-        CHECK_CUDA((rows::launch_norm<Format, false>(dx.at(lead), dw.at(lead), db.at(lead), dy.at(lead), R, N, nullptr)));
+        CHECK_CUDA((rows::launch_norm<Format, false>(dx.at(lead), dw.at(lead), db.at(lead),
+                                                     dy.at(lead), R, N, nullptr)));
         break;
       case RowOp::rmsnorm:
-        CHECK_CUDA((rows::launch_norm<Format, true>(dx.at(lead), dw.at(lead), nullptr, dy.at(lead), R, N, nullptr)));
+        CHECK_CUDA((rows::launch_norm<Format, true>(dx.at(lead), dw.at(lead), nullptr, dy.at(lead),
+                                                    R, N, nullptr)));
         break;
       case RowOp::cross_entropy:
-        CHECK_CUDA(rows::launch_cross_entropy<Format>(dx.at(lead), static_cast<const std::int64_t*>(dt.base), loss, R, N, nullptr));
+        CHECK_CUDA(rows::launch_cross_entropy<Format>(
+            dx.at(lead), static_cast<const std::int64_t*>(dt.base), loss, R, N, nullptr));
         break;
-      case RowOp::gelu: CHECK_CUDA((ew::launch_elementwise<Format, ew::Gelu>(dx.at(lead), dy.at(lead), n, nullptr))); break;
-      case RowOp::silu: CHECK_CUDA((ew::launch_elementwise<Format, ew::Silu>(dx.at(lead), dy.at(lead), n, nullptr))); break;
+      case RowOp::gelu:
+        CHECK_CUDA(
+            (ew::launch_elementwise<Format, ew::Gelu>(dx.at(lead), dy.at(lead), n, nullptr)));
+        break;
+      case RowOp::silu:
+        CHECK_CUDA(
+            (ew::launch_elementwise<Format, ew::Silu>(dx.at(lead), dy.at(lead), n, nullptr)));
+        break;
     }
   };
   float ms = 0;
@@ -340,19 +366,23 @@ float run_rows(RowOp op, std::int64_t R, std::int64_t N, std::size_t lead, float
     CHECK_CUDA(cudaMemcpy(y.data(), dy.at(lead), n * 2, cudaMemcpyDeviceToHost));
     for (std::size_t i = 0; i < n; ++i) out[i] = host_to_float<Format>(y[i]);
   }
-  const auto X = [&](std::int64_t r, std::int64_t j) { return double(host_to_float<Format>(x[r * N + j])); };
+  const auto X = [&](std::int64_t r, std::int64_t j) {
+    return double(host_to_float<Format>(x[r * N + j]));
+  };
   parallel_for(R, [&](std::int64_t r) {
     if (op == RowOp::gelu || op == RowOp::silu) {
       for (std::int64_t j = 0; j < N; ++j) {
         const double v = X(r, j);
-        ref[r * N + j] = op == RowOp::gelu ? 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))) : v / (1 + std::exp(-v));
+        ref[r * N + j] = op == RowOp::gelu ? 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)))
+                                           : v / (1 + std::exp(-v));
       }
       return;
     }
     double mx = -INFINITY, sum = 0, sq = 0;
     for (std::int64_t j = 0; j < N; ++j) mx = std::max(mx, X(r, j)), sum += X(r, j);
     const double mean = sum / N;
-    for (std::int64_t j = 0; j < N; ++j) sq += op == RowOp::rmsnorm ? X(r, j) * X(r, j) : (X(r, j) - mean) * (X(r, j) - mean);
+    for (std::int64_t j = 0; j < N; ++j)
+      sq += op == RowOp::rmsnorm ? X(r, j) * X(r, j) : (X(r, j) - mean) * (X(r, j) - mean);
     double se = 0;
     for (std::int64_t j = 0; j < N; ++j) se += std::exp(X(r, j) - mx);
     if (op == RowOp::cross_entropy) {
@@ -405,19 +435,21 @@ int main() {
     check_gemm<Fp16Format>(2000, 3000, 1000, 0);  // many blocks, tails
     check_gemm<Bf16Format>(2048, 4100, 300, 1);   // many blocks, 2-byte staging
 
-    for (RowOp op : {RowOp::softmax, RowOp::layernorm, RowOp::rmsnorm, RowOp::cross_entropy, RowOp::gelu, RowOp::silu}) {
+    for (RowOp op : {RowOp::softmax, RowOp::layernorm, RowOp::rmsnorm, RowOp::cross_entropy,
+                     RowOp::gelu, RowOp::silu}) {
       run_rows<Bf16Format>(op, 64, 4096, 0, 1, true, false);
       run_rows<Fp16Format>(op, 33, 1000, 0, 3, true, false);
       run_rows<Bf16Format>(op, 17, 777, 1, 1, true, false);
       run_rows<Fp16Format>(op, 5, 40000, 0, 1, true, false);
       run_rows<Bf16Format>(op, 3, 50000, 1, 1, true, false);
       run_rows<Bf16Format>(op, 8, 32768, 0, 1, true, false);
-      if (op != RowOp::gelu && op != RowOp::silu && op != RowOp::softmax && op != RowOp::cross_entropy) {
+      if (op != RowOp::gelu && op != RowOp::silu && op != RowOp::softmax &&
+          op != RowOp::cross_entropy) {
         run_rows<Bf16Format>(op, 4, 2048, 0, 1e20f, true, false);  // statistics overflow fp32
         run_rows<Bf16Format>(op, 4, 40000, 0, 1e20f, true, false);
       }
     }
-}
+  }
   std::printf("%d check(s) failed\n", failures);
   for (RowOp op : {RowOp::softmax, RowOp::layernorm, RowOp::rmsnorm, RowOp::gelu, RowOp::silu}) {
     run_rows<Bf16Format>(op, 4096, 8192, 0, 1, false, true);

@@ -74,8 +74,9 @@ void attention_cuda(rkt::KernelCall& call) {
 }
 
 constexpr const char* kDescription =
-    "Flash-style forward: mma.sync m16n8k16 (fp32 accumulators), 64-query blocks, 64-key K/V "
-    "tiles double-buffered with cp.async, online softmax in fp32, D 64/128, GQA, any S";
+    "Flash-style forward: mma.sync m16n8k16 (fp32 accumulators), 128-query blocks (32 rows per "
+    "warp), 64-key K/V tiles double-buffered with cp.async, online softmax in fp32, D 64/128, "
+    "GQA, any S";
 
 }  // namespace
 

@@ -59,7 +59,10 @@ def print_ranking(records):
     if failed:
         print("\nnot ranked:")
     for record in failed:
-        why = record.get("message") or ((record.get("first_failure") or {}).get("message") or "")
+        benchmark = record.get("benchmark") or {}
+        why = (record.get("message") or (record.get("first_failure") or {}).get("message")
+               or "; ".join(record.get("problems") or []) or benchmark.get("spot_check_message")
+               or ("impossibly fast: under the physical floor" if benchmark.get("impossible") else ""))
         why = next((line for line in why.splitlines() if line and line != "Failed"), "")
         print(f"  {record['verdict']:<7} {record['status']:<18} {record['file']}: {why[:110]}")
     return passed

@@ -85,6 +85,10 @@ std::string eval_record_json(const EvalRecord& record) {
     timing["speedups"] = speedups;
     timing["strongest_baseline"] = benchmark.strongest_baseline;
     timing["speedup_vs_strongest"] = interval(benchmark.speedup_vs_strongest);
+    // Either fails the kernel after its cases passed (KernelReport::verdict).
+    timing["impossible"] = benchmark.impossible;
+    timing["spot_check_failures"] = benchmark.spot_check_failures;
+    timing["spot_check_message"] = benchmark.spot_check_message;
   } else {
     timing["problem"] = benchmark.problem;
   }

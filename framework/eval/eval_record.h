@@ -29,7 +29,8 @@ struct EvalRecord {
 /// precision, the cases (name and status each), the first failure (case, status, message,
 /// reproduce: a command that replays it on the same inputs with this library), the benchmark
 /// (median and quartiles in ms, speedups against each baseline with their intervals, speedup
-/// against the strongest, peak memory), seconds; message for a file without kernels.
+/// against the strongest, peak memory, whether it was impossibly fast or its spot checks failed),
+/// seconds; message for a file without kernels.
 std::string eval_record_json(const EvalRecord& record);
 
 /// Reads a line eval_record_json wrote back: the fields resuming needs (file, library_hash,

@@ -25,7 +25,8 @@ round1="$(sed -n '/^round 1/,/^round 2/p' "$work/out")"
 round2="$(sed -n '/^round 2/,$p' "$work/out")"
 echo "$round1" | grep -q "relu_loop.cpp / loop" || fail "round 1 did not rank the plain loop"
 echo "$round1" | sed -n '/not ranked/,$p' | grep -q "relu_skips_tail.cpp" || fail "the tail-skipping kernel was ranked"
-echo "$round2" | grep -q "relu_loop_again.cpp / loop_again" || fail "round 2 did not rank the generated file"
+echo "$round2" | grep -q "relu_loop_again.cpp / loop_again" \
+  || { grep loop_again "$work/run/eval.jsonl"; fail "round 2 did not rank the generated file"; }
 "$python" - "$work/out" <<'PY'
 import re, sys
 lows = [float(m) for m in re.findall(r"^\s+\d+\s+[\d.]+x \[([\d.]+),", open(sys.argv[1]).read().split("round 2")[0], re.M)]

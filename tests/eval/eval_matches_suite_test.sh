@@ -15,10 +15,15 @@ export RKT_SEED=424242
 
 "$rkt" eval "$source" --task relu --json --out "$work/eval" --timeout 60 > "$work/records" 2> "$work/eval.log" \
   || { cat "$work/eval.log"; fail "rkt eval of $source did not pass"; }
-"$rkt" run --kernel relu/cpu_loops --out "$work/run" --timeout 60 > "$work/run.log" 2>&1 \
-  || { cat "$work/run.log"; fail "rkt run --kernel relu/cpu_loops did not pass"; }
+# --kernel selects ids containing relu/cpu_loops, rkb_mnist_linear_relu/cpu_loops too: its verdict
+# is not this test's business, so exit 1 is accepted and relu/cpu_loops' own record compared.
+set +e
+"$rkt" run --kernel relu/cpu_loops --out "$work/run" --timeout 60 > "$work/run.log" 2>&1
+code=$?
+set -e
+[ "$code" = 0 ] || [ "$code" = 1 ] || { cat "$work/run.log"; fail "rkt run exited $code"; }
 
-"$python" - "$work/records" "$work/run/results.json" <<'PY'
+"$python" - "$work/records" "$work/run/results.json" <<'PY' || { cat "$work/eval.log" "$work/run.log"; exit 1; }
 import json, sys
 records = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
 assert {r["task"] for r in records} == {"relu"}, [r.get("task") for r in records]

@@ -47,14 +47,18 @@ def speedup_of(record):
 
 def print_ranking(records):
     passed = sorted((r for r in records if r["verdict"] == "pass"), key=speedup_of, reverse=True)
+    timed = [r for r in passed if (r.get("benchmark") or {}).get("measured")]
     print(f"\n{len(passed)} of {len(records)} kernels passed, fastest first:")
     print("rank  speedup [95% interval]    median ms  baseline      file / kernel")
-    for rank, record in enumerate(passed, 1):
+    for rank, record in enumerate(timed, 1):
         benchmark = record["benchmark"]
         speedup = benchmark["speedup_vs_strongest"]
         print(f"{rank:>4}  {speedup['ratio']:6.2f}x [{speedup['low']:.2f}, {speedup['high']:.2f}]"
               f"  {benchmark['median_ms']:10.4g}  {benchmark['strongest_baseline']:<12}  "
               f"{record['file']} / {record['kernel']}")
+    for record in passed:
+        if record not in timed:  # passed, but its timing was refused (e.g. an overloaded machine)
+            print(f"   -  not timed: {record['benchmark'].get('problem', '')[:90]}  {record['file']} / {record['kernel']}")
     failed = [r for r in records if r["verdict"] != "pass"]
     if failed:
         print("\nnot ranked:")

@@ -45,10 +45,16 @@ def failed_cases(record):
 
 honest = one("relu_honest.cpp")
 assert honest["status"] == "judged" and honest["verdict"] == "pass", honest
-assert honest["benchmark"]["measured"] and honest["benchmark"]["median_ms"] > 0, honest["benchmark"]
-assert "eager_fp32" in honest["benchmark"]["speedups"], honest["benchmark"]
-speedup = honest["benchmark"]["speedups"]["eager_fp32"]
-assert speedup["low"] <= speedup["ratio"] <= speedup["high"], speedup
+# Timed, unless the judge refused its timing because this machine was overloaded (the worker's
+# times cross-checked against the judge's clock: a ctest -j on two cores can do that).
+if honest["benchmark"]["measured"]:
+    assert honest["benchmark"]["median_ms"] > 0, honest["benchmark"]
+    assert "eager_fp32" in honest["benchmark"]["speedups"], honest["benchmark"]
+    speedup = honest["benchmark"]["speedups"]["eager_fp32"]
+    assert speedup["low"] <= speedup["ratio"] <= speedup["high"], speedup
+else:
+    assert "timing refused" in honest["benchmark"]["problem"], honest["benchmark"]
+    print("note: the honest kernel's timing was refused (machine load):", honest["benchmark"]["problem"][:200])
 assert len(honest["library_hash"]) == 32, honest["library_hash"]
 assert all(c["status"] == "passed" for c in honest["cases"]), honest["cases"]
 

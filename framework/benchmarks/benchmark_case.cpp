@@ -119,6 +119,27 @@ class BaselinePrecision {
   }
 };
 
+// The attention tasks' eager baseline is at::scaled_dot_product_attention, whose backend ATen
+// picks per device, dtype and shape: named beside what the baseline measures ("", other tasks).
+std::string attention_backend(const TaskSpec& task, const std::string& baseline,
+                              const std::vector<PreparedCase>& sets) {
+  const std::string& forward = task.forward_task_id().empty() ? task.id() : task.forward_task_id();
+  if (baseline == "compiled" || forward.rfind("attention", 0) != 0 || sets.empty()) return "";
+  const std::vector<at::Tensor>& in = sets[0].device_inputs;
+  if (in.size() < 3 || in[0].dim() != 4 || in[1].dim() != 4) return "";
+  const bool causal = forward.find("causal") != std::string::npos;
+  try {
+    const std::int64_t choice = at::_fused_sdp_choice(in[0], in[1], in[2], {}, 0.0, causal,
+                                                      std::nullopt, in[0].size(1) != in[1].size(1));
+    static const char* const kBackends[] = {"math", "flash_attention", "efficient_attention",
+                                            "cudnn_attention", "overrideable"};
+    const char* name = choice >= 0 && choice < 5 ? kBackends[choice] : "none";
+    return std::string(" (scaled_dot_product_attention backend: ") + name + ")";
+  } catch (const std::exception&) {
+    return " (scaled_dot_product_attention backend: not determined)";
+  }
+}
+
 using ReferenceRunner = std::function<std::vector<at::Tensor>(const std::vector<at::Tensor>&)>;
 
 // How a baseline computes the task's outputs, or "" runner with `absent_reason` set. The compiled
@@ -210,7 +231,7 @@ std::vector<BaselineMeasurement> measure_baselines(const TaskSpec& declared_task
   for (const std::string& name : baseline_names()) {
     BaselineMeasurement measurement;
     measurement.name = name;
-    measurement.measures = baseline_measures(task, name);
+    measurement.measures = baseline_measures(task, name) + attention_backend(task, name, sets);
     BaselinePrecision precision(name);
     runners.push_back(baseline_runner(task, device, name, sets, measurement.absent_reason));
     measurements.push_back(std::move(measurement));
@@ -234,6 +255,20 @@ std::vector<BaselineMeasurement> measure_baselines(const TaskSpec& declared_task
   }
   return measurements;
 }
+
+namespace {
+
+// The precision whose matrix rate bounds the kernel: its claim, or the 16-bit format of the
+// task's floating inputs when that is lower.
+Precision roofline_class(const KernelSpec& kernel, const TaskSpec& task) {
+  for (const InputSpec& input : task.inputs()) {
+    if (input.dtype == DType::bfloat16) return Precision::bf16;
+    if (input.dtype == DType::float16) return Precision::fp16;
+  }
+  return kernel.precision();
+}
+
+}  // namespace
 
 BenchmarkRecord benchmark_kernel(const KernelSpec& kernel, const TaskSpec& declared_task,
                                  const std::string& peaks_cache,
@@ -310,10 +345,13 @@ BenchmarkRecord benchmark_kernel(const KernelSpec& kernel, const TaskSpec& decla
       }
     }
 
-    // Floor and roofline.
+    // Floor and roofline, at the matrix rate of the kernel's claim or, on a task stored in bf16
+    // or fp16, of its inputs' format (a bf16 GEMM's peak is the bf16 tensor-core rate; its fp32
+    // accumulation is what those tensor cores do).
     const DevicePeaks& peaks = measured_peaks(kernel.device(), peaks_cache);
     const double bytes = task.minimal_bytes(dims), flops = task.flop_count(dims);
-    record.floor_ms = physical_floor_ms(peaks, kernel.precision(), bytes, flops);
+    const Precision rate_class = roofline_class(kernel, task);
+    record.floor_ms = physical_floor_ms(peaks, rate_class, bytes, flops);
     record.impossible = record.time.median < defaults::kImpossibleFloorFraction * record.floor_ms;
     const double seconds = record.time.median / 1e3;
     if (seconds > 0) {
@@ -321,7 +359,7 @@ BenchmarkRecord benchmark_kernel(const KernelSpec& kernel, const TaskSpec& decla
       record.achieved_flops_per_second = flops / seconds;
       record.bandwidth_fraction = record.achieved_bytes_per_second / peaks.copy_bytes_per_second;
       record.flops_fraction =
-          record.achieved_flops_per_second / peak_flops_per_second(peaks, kernel.precision());
+          record.achieved_flops_per_second / peak_flops_per_second(peaks, rate_class);
     }
 
     // Baselines on the same input sets.
@@ -331,7 +369,7 @@ BenchmarkRecord benchmark_kernel(const KernelSpec& kernel, const TaskSpec& decla
     for (const std::string& name : baseline_names()) {
       BaselineResult baseline;
       baseline.name = name;
-      baseline.measures = baseline_measures(task, name);
+      baseline.measures = baseline_measures(task, name) + attention_backend(task, name, baseline_sets);
       BaselinePrecision precision(name);
       const ReferenceRunner runner =
           baseline_runner(task, kernel.device(), name, baseline_sets, baseline.absent_reason);

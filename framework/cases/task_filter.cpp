@@ -342,6 +342,15 @@ std::string task_source(const std::string& task_id) {
   for (const char* prefix : {"kb_l1", "kb_l2", "rkb"}) {
     if (task_id.rfind(std::string(prefix) + "_", 0) == 0) return prefix;
   }
+  // The bf16 and fp16 tasks (tasks/low_precision_tasks.cpp, attention_tasks.cpp): "<stem>_bf16",
+  // "<stem>_fp16", and their backward tasks "<stem>_bf16_backward".
+  for (const char* format : {"_bf16", "_fp16"}) {
+    const std::size_t at = task_id.find(format);
+    if (at != std::string::npos &&
+        (at + 5 == task_id.size() || task_id.compare(at + 5, std::string::npos, "_backward") == 0)) {
+      return "16bit";
+    }
+  }
   return "core";
 }
 

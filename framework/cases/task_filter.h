@@ -68,13 +68,17 @@ struct TaskVerdict {
 ///                    shapes match): an exclusion ground when one passes fp32 correctness on
 ///                    every distribution where the reference is finite, a note when it passes some;
 ///   lower precision  the reference computed on bf16-rounded inputs: precision-blind when it
-///                    passes every distribution, a note when it passes some.
+///                    passes every distribution, a note when it passes some. On a task stored in
+///                    bf16 or fp16: on inputs rounded to fp8 e4m3's 3 mantissa bits, and every
+///                    stand-in judged by the bound an fp32 kernel of the task meets (its outputs
+///                    stored in the task's format), not by fp32's.
 /// The task is excluded when every config has an exclusion ground, precision-blind when it is
 /// not excluded and bf16 passes every distribution of every config. Never throws: a reference
 /// that fails to run excludes the task, with the error.
 TaskVerdict judge_task(const TaskSpec& task);
 
-/// Where a task comes from, by id prefix: "kb_l1", "kb_l2", "rkb" or "core".
+/// Where a task comes from, by id: "kb_l1", "kb_l2", "rkb" (prefixes), "16bit" (the bf16 and fp16
+/// tasks: a "_bf16" or "_fp16" suffix, before "_backward" for a backward task) or "core".
 std::string task_source(const std::string& task_id);
 
 /// Per-source counts of a set of verdicts.

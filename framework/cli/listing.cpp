@@ -155,7 +155,10 @@ void print_task_catalog(std::ostream& out, const std::vector<TaskVerdict>& verdi
       if (input.like_output >= 0) {
         dims = "shape of forward output " + std::to_string(input.like_output);
       }
+      // A 16-bit input names its format (the bf16 and fp16 tasks); float32 goes unsaid.
+      const bool sixteen_bit = input.dtype == DType::bfloat16 || input.dtype == DType::float16;
       inputs += (inputs.empty() ? "" : "; ") + input.name + "[" + dims + "] " +
+                (sixteen_bit ? std::string(to_string(input.dtype)) + " " : "") +
                 input.values.describe() + (input.is_weight ? " (weight)" : "");
     }
     for (const TaskVerdict& task_verdict : verdicts) {

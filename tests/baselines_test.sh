@@ -3,7 +3,8 @@
 # folder resumes without measuring again, a later run adds tasks to the table, and a task whose
 # measurement died in an earlier run is reported rather than retried, and a table copied without
 # its records is kept (its rows read back from results.json) rather than overwritten; a table of
-# another device or an unreadable one is refused, untouched. No timing is asserted.
+# another device or an unreadable one is refused, untouched; shards split the tasks and their
+# records merge into the whole table. No timing is asserted.
 # Usage: baselines_test.sh RKT PYTHON
 set -euo pipefail
 rkt="$1" python="$2"
@@ -36,7 +37,8 @@ import json, sys
 table = json.load(open(sys.argv[1] + "/results.json"))
 assert table["schema"] == "rkt-baselines/1" and table["finished"] and table["device"] == "cpu"
 rows = {row["task"]: row for row in table["tasks"]}
-assert sorted(rows) == ["dropout", "softmax", "sum_dim"], sorted(rows)
+# --task is a substring filter: "softmax" takes the bf16 and fp16 softmax tasks too.
+assert sorted(rows) == ["dropout", "softmax", "softmax_bf16", "softmax_fp16", "sum_dim"], sorted(rows)
 for task in ("sum_dim", "softmax"):
     row = rows[task]
     assert row["problem"] == "", row["problem"]
@@ -59,7 +61,7 @@ grep -q "kept 1 measured earlier" "$work/run3.txt" || fail "the third run re-mea
 mkdir "$work/copied"
 cp "$work/table/results.json" "$work/copied/results.json"
 "$rkt" baselines --device cpu --out "$work/copied" --task rmsnorm | tee "$work/run4.txt"
-grep -q "3 measured earlier in .* (3 of them read from its results.json)" "$work/run4.txt" \
+grep -q "5 measured earlier in .* (5 of them read from its results.json)" "$work/run4.txt" \
   || fail "the rows of a copied results.json were not read back"
 "$python" - "$work/table/results.json" "$work/copied/results.json" <<'PY' || fail "the copied table's rows were not kept"
 import json, sys
@@ -69,7 +71,7 @@ assert set(before) < set(after) and "rmsnorm" in after, sorted(after)  # --task 
 for task, row in before.items():
     for key in ("problem", "dims", "floor_ms", "tf32_speedup", "baselines"):
         assert after[task][key] == row[key], (task, key, after[task][key], row[key])
-print("copied table: 3 rows kept exactly, rmsnorm added")
+print("copied table: its 5 rows kept exactly, rmsnorm added")
 PY
 
 # 5. Refusals, each naming the file and leaving it as it was: another device's table, and a
@@ -92,4 +94,33 @@ done
 grep -q "holds a cuda table" "$work/cuda_table.log" || fail "the device mismatch is not said"
 grep -q "not 'rkt-baselines/1'" "$work/not_a_table.log" || fail "the wrong schema is not said"
 
-echo "baselines: files written and valid, resumed without re-measuring, a died task reported, a copied table kept, refusals named"
+# 6. Shards (one per GPU on a machine with several): each shard measures the tasks at its
+#    positions of the selected tasks sorted by id; the shards' records copied into one folder
+#    make the whole table, which a run with the same selection rebuilds without measuring.
+for shard in 1 2; do
+  "$rkt" baselines --device cpu --out "$work/shard$shard" --task sum_dim,dropout,kb_l1_019 \
+    --shard "$shard/2" | tee "$work/shard$shard.txt"
+done
+mkdir -p "$work/merged/baselines"
+cp "$work"/shard1/baselines/*.record "$work"/shard2/baselines/*.record "$work/merged/baselines/"
+cp "$work/shard1/peaks_cpu.txt" "$work/merged/" 2>/dev/null || true
+"$rkt" baselines --device cpu --out "$work/merged" --task sum_dim,dropout,kb_l1_019 | tee "$work/merged.txt"
+grep -q "measured 0 tasks" "$work/merged.txt" || fail "the merged table measured again"
+"$python" - "$work" <<'PY' || fail "the shards do not split the table"
+import json, sys
+tasks = lambda name: [row["task"] for row in json.load(open(f"{sys.argv[1]}/{name}/results.json"))["tasks"]]
+one, two, merged = tasks("shard1"), tasks("shard2"), tasks("merged")
+assert one and two and not set(one) & set(two), (one, two)
+everything = sorted(one + two)
+assert sorted(merged) == everything, (merged, everything)
+assert sorted(one) == everything[0::2] and sorted(two) == everything[1::2], (one, two)
+print("shards:", one, two, "-> merged", len(merged), "tasks")
+PY
+set +e
+"$rkt" baselines --device cpu --out "$work/bad_shard" --shard 3/2 > "$work/bad_shard.log" 2>&1
+code=$?
+set -e
+[ "$code" = 2 ] || { cat "$work/bad_shard.log"; fail "--shard 3/2: exit $code, expected 2"; }
+grep -q "I is larger than N" "$work/bad_shard.log" || fail "--shard 3/2: the reason is not said"
+
+echo "baselines: files written and valid, resumed without re-measuring, a died task reported, a copied table kept, refusals named, shards split and merge"

@@ -21,6 +21,12 @@ const std::vector<SanitizerTool>& all_sanitizer_tools();
 /// "memcheck", ...: compute-sanitizer's --tool value and the case name's suffix.
 const char* to_string(SanitizerTool tool);
 
+/// Why `tool`'s case is skipped on every kernel, or "" when it runs. initcheck is off unless
+/// RKT_SANITIZER_INITCHECK=1: on the H200 (runs 19 and 20, compute-sanitizer 2025.3.1, driver
+/// 580) a worker under initcheck never answered, even for an honest kernel, so each case would
+/// end at its timeout and fail a kernel that did nothing wrong.
+std::string sanitizer_tool_disabled_reason(SanitizerTool tool);
+
 /// compute-sanitizer's path: $RKT_COMPUTE_SANITIZER, else $CUDA_HOME/bin, /usr/local/cuda/bin, then
 /// PATH; "" when none is executable.
 std::string compute_sanitizer_path();

@@ -107,13 +107,15 @@ Usage:
   rkt catalog                       the task catalog in Markdown (docs/tasks.md)
   rkt aoti-spec [--device cpu|cuda] what tools/aoti/build_packages.py builds for the compiled
                                     baseline: each task's package path and input shapes (JSON)
-  rkt baselines [--out DIR] [--task ID[,ID...]] [--device cpu|cuda]
+  rkt baselines [--out DIR] [--task ID[,ID...]] [--device cpu|cuda] [--shard I/N]
                                     the baseline table: every task's eager fp32, eager TF32 and
                                     compiled medians with 95% intervals, peak memory and the
                                     physical floor; DIR/results.json, report.md, report.html,
                                     rewritten after each task; a second run into the same DIR
                                     measures only tasks not yet measured (default DIR:
-                                    runs/baselines-<UTC time>; device: cuda when visible)
+                                    runs/baselines-<UTC time>; device: cuda when visible);
+                                    --shard: the tasks at positions I, I+N, ... by id (one
+                                    shard per GPU; docs/sharding.md merges them)
   rkt twin-inputs --dir DIR [--task ID]
   rkt twin-check --dir DIR [--task ID]
                                     the twin agreement check's two halves (run both through

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -493,6 +494,17 @@ int run_baseline_job(const BaselineJobOptions& options) {
   if (tasks.empty()) {
     return report_usage_error("no registered task matches '" + options.task_filter + "'");
   }
+  // A shard's share: the shards of one table (one per GPU, each in its own folder) measure every
+  // selected task once; their records copied into one folder make the whole table.
+  std::sort(tasks.begin(), tasks.end(),
+            [](const TaskSpec* a, const TaskSpec* b) { return a->id() < b->id(); });
+  const std::size_t selected = tasks.size();
+  tasks = shard_share(tasks, options.shard);
+  if (tasks.empty()) {
+    std::cout << "rkt baselines: shard " << options.shard.label() << " of " << selected
+              << " selected tasks holds none; nothing to measure\n";
+    return 0;
+  }
   if (!device_available(options.device)) {
     return report_usage_error("no " + device + " device: " +
                               device_unavailable_reason(options.device));
@@ -605,10 +617,17 @@ int run_baseline_job(const BaselineJobOptions& options) {
 int run_baselines_command(const std::vector<std::string>& args) {
   std::map<std::string, std::string> values;
   std::string error;
-  if (!parse_named_options(args, {"--out", "--task", "--device"}, {}, values, error)) {
+  if (!parse_named_options(args, {"--out", "--task", "--device", "--shard"}, {}, values, error)) {
     return report_usage_error(error);
   }
   BaselineJobOptions options;
+  if (values.count("--shard")) {
+    try {
+      options.shard = parse_shard(values["--shard"]);
+    } catch (const std::invalid_argument& invalid) {
+      return report_usage_error(invalid.what());
+    }
+  }
   options.output_directory = values.count("--out") ? values["--out"] : "";
   options.task_filter = values.count("--task") ? values["--task"] : "";
   if (values.count("--device")) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/runs/run_sharding.h"
 #include "framework/timing/device_peaks.h"
 #include "framework/timing/sample_statistics.h"
 #include "rkt/task.h"
@@ -75,13 +76,16 @@ struct BaselineJobOptions {
   /// Only tasks whose id contains one of these comma-separated fragments ("" = all).
   std::string task_filter;
   Device device = Device::cuda;
+  /// `--shard I/N`: only the tasks at positions I-1, I-1+N, ... of the selected tasks sorted by
+  /// id (the rule of `rkt run --shard`, framework/runs/run_sharding.h); default: all.
+  ShardSpec shard;
 };
 
 /// Runs (or resumes) the job; returns the process exit code (0 unless nothing could be measured
 /// or the files could not be written).
 int run_baseline_job(const BaselineJobOptions& options);
 
-/// `rkt baselines [--out DIR] [--task ID[,ID...]] [--device cpu|cuda]`.
+/// `rkt baselines [--out DIR] [--task ID[,ID...]] [--device cpu|cuda] [--shard I/N]`.
 int run_baselines_command(const std::vector<std::string>& args);
 
 }  // namespace rkt

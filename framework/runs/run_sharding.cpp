@@ -44,16 +44,5 @@ std::vector<const KernelSpec*> selected_kernels(const std::string& kernel_filter
   return kernels;
 }
 
-std::vector<const KernelSpec*> shard_share(const std::vector<const KernelSpec*>& sorted_kernels,
-                                           const ShardSpec& shard) {
-  if (!shard.sharded()) return sorted_kernels;
-  std::vector<const KernelSpec*> share;
-  for (std::size_t p = 0; p < sorted_kernels.size(); ++p) {
-    if (static_cast<int>(p % static_cast<std::size_t>(shard.count)) == shard.index - 1) {
-      share.push_back(sorted_kernels[p]);
-    }
-  }
-  return share;
-}
 
 }  // namespace rkt

@@ -27,8 +27,18 @@ ShardSpec parse_shard(const std::string& text);
 /// The kernels whose full id contains `kernel_filter`, sorted by full id.
 std::vector<const KernelSpec*> selected_kernels(const std::string& kernel_filter);
 
-/// The share of `sorted_kernels` that `shard` runs (all of them when not sharded).
-std::vector<const KernelSpec*> shard_share(const std::vector<const KernelSpec*>& sorted_kernels,
-                                           const ShardSpec& shard);
+/// The share of `sorted` (kernels, or a baseline table's tasks, sorted by id) that `shard` runs:
+/// positions I-1, I-1+N, I-1+2N, ... (all of them when not sharded).
+template <typename Item>
+std::vector<Item> shard_share(const std::vector<Item>& sorted, const ShardSpec& shard) {
+  if (!shard.sharded()) return sorted;
+  std::vector<Item> share;
+  for (std::size_t p = 0; p < sorted.size(); ++p) {
+    if (static_cast<int>(p % static_cast<std::size_t>(shard.count)) == shard.index - 1) {
+      share.push_back(sorted[p]);
+    }
+  }
+  return share;
+}
 
 }  // namespace rkt

@@ -234,12 +234,9 @@ TEST(BoundsKernels, OnAGpuEachCudaAdversaryIsCaughtByItsCaseAndTheControlsPass) 
   const std::vector<std::pair<std::string, std::string>> caught = {
       {"relu/fault_one_past_end.correctness_x1", "out-of-bounds write: the kernel changed 4 bytes after the end of output 'y'"},
       {"relu/cuda_reads_past_end.sanitizer_memcheck", "Invalid __global__ read"},
-      {"relu/cuda_divergent_barrier.sanitizer_synccheck", "compute-sanitizer synccheck found"},
-      {"relu/cuda_shuffle_exited_lanes.sanitizer_synccheck", "compute-sanitizer synccheck found"},
       {"relu/cuda_barrier_inside_bounds_check.sanitizer_synccheck", "compute-sanitizer synccheck found"},
       {"relu/cuda_syncwarp_mask_without_caller.sanitizer_synccheck", "compute-sanitizer synccheck found"},
       {"relu/cuda_shared_race.sanitizer_racecheck", "compute-sanitizer racecheck found"},
-      {"relu/cuda_reads_uninitialised.sanitizer_initcheck", "compute-sanitizer initcheck found"},
       {"relu/cuda_float4_undeclared.integrity_misaligned_pointers", "misaligned"},
   };
   for (const auto& [name, message] : caught) {
@@ -252,6 +249,18 @@ TEST(BoundsKernels, OnAGpuEachCudaAdversaryIsCaughtByItsCaseAndTheControlsPass) 
     if (name.rfind("relu/cuda_own_scratch.", 0) == 0 || name.rfind("relu/cuda_float4_declared.", 0) == 0) {
       EXPECT_EQ(record.status, "passed") << name << ": " << record.message;
     }
+  }
+  // Blind spots measured on the H200 (docs/gpu_runs.md run 19; docs/threat_model.md): synccheck
+  // reported neither a half-warp skipping a block barrier nor a shuffle naming exited lanes. If a
+  // tool starts to catch them, this fails and the threat model is out of date.
+  expect_status(cases, "relu/cuda_divergent_barrier.sanitizer_synccheck", "passed");
+  expect_status(cases, "relu/cuda_shuffle_exited_lanes.sanitizer_synccheck", "passed");
+  // initcheck is off by default (its worker never answered on the H200, runs 19 and 20): the
+  // case says so instead of failing honest kernels at its timeout.
+  expect_status(cases, "relu/cuda_reads_uninitialised.sanitizer_initcheck", "skipped");
+  if (cases.count("relu/cuda_reads_uninitialised.sanitizer_initcheck")) {
+    EXPECT_THAT(cases.at("relu/cuda_reads_uninitialised.sanitizer_initcheck").message,
+                HasSubstr("RKT_SANITIZER_INITCHECK=1"));
   }
   // Each adversary is caught only where it cheats: the honest tools pass it.
   expect_status(cases, "relu/cuda_reads_past_end.sanitizer_racecheck", "passed");

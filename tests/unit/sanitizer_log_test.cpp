@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "framework/cases/sanitizer_cases.h"
 
 namespace rkt {
@@ -61,6 +63,19 @@ TEST(SanitizerLog, ACleanRunHasNoFindingAndAnUnfinishedOneNoSummary) {
 TEST(SanitizerCases, EveryCudaKernelHasOneCasePerToolLabelledSanitizer) {
   EXPECT_EQ(all_sanitizer_tools().size(), 4u);
   EXPECT_STREQ(to_string(SanitizerTool::synccheck), "synccheck");
+}
+
+TEST(SanitizerCases, InitcheckIsOffWithItsReasonUnlessAskedFor) {
+  ::unsetenv("RKT_SANITIZER_INITCHECK");
+  for (SanitizerTool tool : {SanitizerTool::memcheck, SanitizerTool::racecheck, SanitizerTool::synccheck}) {
+    EXPECT_EQ(sanitizer_tool_disabled_reason(tool), "") << to_string(tool);
+  }
+  const std::string why = sanitizer_tool_disabled_reason(SanitizerTool::initcheck);
+  EXPECT_NE(why.find("RKT_SANITIZER_INITCHECK=1"), std::string::npos) << why;
+  EXPECT_NE(why.find("never answered"), std::string::npos) << why;
+  ::setenv("RKT_SANITIZER_INITCHECK", "1", 1);
+  EXPECT_EQ(sanitizer_tool_disabled_reason(SanitizerTool::initcheck), "");
+  ::unsetenv("RKT_SANITIZER_INITCHECK");
 }
 
 }  // namespace

@@ -14,8 +14,8 @@
 #   "speed" times `rkt test` per CUDA kernel (tools/gpu/speed_summary.py), "edit" an edit-rebuild-
 #   test loop on softmax.cu, "selftest_gpu" the unit tests that need the GPU;
 #   "bounds" the CUDA bounds adversaries (issue 19) and the sanitizer cases' cost per kernel;
-#   "multigpu" runs the CUDA correctness groups on every GPU (resource spec) and on one, timing
-#   both and checking that no two tests shared a GPU.
+#   "multigpu" runs issue 23's proof (tools/gpu/multigpu_proof.sh): ctest on every GPU against one,
+#   run and baseline shards per GPU against the whole, and rkt eval spread over the GPUs.
 set -uo pipefail
 steps="${RKT_GPU_STEPS:-ctest repeats aoti main}"
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -52,6 +52,17 @@ for k in json.load(sys.stdin)["kernels"]:
     if k["device"] == "cuda": print(k["task"] + "/" + k["id"])'
 }
 
+if [[ " $steps " == *" slabs "* ]]; then
+  # One kernel's cases with the GPU's shared buffers in their own allocations (0) and carved out
+  # of slabs (1): framework/isolation/slab_allocator.h.
+  for setting in 0 1; do
+    start=$(date +%s)
+    RKT_SHARED_DEVICE_SLABS=$setting timeout "${RKT_SLABS_LIMIT:-45}" "$build/bin/rkt" test \
+      --kernel relu/cuda_grid_stride --timeout 20 >"$out/slabs_$setting.log" 2>&1
+    echo "relu/cuda_grid_stride, RKT_SHARED_DEVICE_SLABS=$setting: exit $?, $(($(date +%s) - start)) s"
+    grep -E "^\[ +(OK|FAILED) +\]|crashed|passed,|hang|rror" "$out/slabs_$setting.log" | tail -n 12
+  done
+fi
 if [[ " $steps " == *" ctest "* ]]; then
   start=$(date +%s)
   ctest --test-dir "$build" --output-on-failure -j 4 ${1:+-R "$1"} >"$out/ctest.log" 2>&1
@@ -79,19 +90,8 @@ if [[ " $steps " == *" property "* ]]; then
   echo "ctest -L property -L cuda: exit $?, $(($(date +%s) - start)) s"
 fi
 if [[ " $steps " == *" multigpu "* ]]; then
-  bash tools/gpu/ctest_resources.sh >"$out/resources.json"
-  gpus=$(nvidia-smi --query-gpu=index --format=csv,noheader | wc -l)
-  start=$(date +%s)
-  # The CUDA correctness groups (RKT_MULTIGPU_LABEL to choose another label).
-  label="${RKT_MULTIGPU_LABEL:-correctness}"
-  ctest --test-dir "$build" -V -R cuda -L "$label" --resource-spec-file "$out/resources.json" \
-    -j "$gpus" >"$out/ctest_cuda_${gpus}gpus.log" 2>&1
-  echo "ctest -R cuda -L $label on $gpus GPUs (resource spec, -j $gpus): exit $?, $(($(date +%s) - start)) s"
-  python3 tools/gpu/check_gpu_sharing.py "$out/ctest_cuda_${gpus}gpus.log" | tail -n 4
-  start=$(date +%s)
-  CUDA_VISIBLE_DEVICES=0 ctest --test-dir "$build" -R cuda -L "$label" -j 1 \
-    >"$out/ctest_cuda_1gpu.log" 2>&1
-  echo "ctest -R cuda -L $label on 1 GPU: exit $?, $(($(date +%s) - start)) s"
+  # Issue 23's proof on every GPU of the machine: tools/gpu/multigpu_proof.sh.
+  bash tools/gpu/multigpu_proof.sh "$build" "$out"
 fi
 if [[ " $steps " == *" sanitize "* ]]; then
   start=$(date +%s)
@@ -145,7 +145,7 @@ if [[ " $steps " == *" bounds "* ]]; then
   # First every adversary case alone, each within its own timeout, as a table (what each tool
   # reports on this GPU), then the selftest that asserts the expected verdicts.
   start=$(date +%s)
-  timeout 400 "$build/bin/rkt_adversaries" test --timeout 60 --json \
+  timeout "${RKT_BOUNDS_LIMIT:-400}" "$build/bin/rkt_adversaries" test --timeout "${RKT_BOUNDS_CASE_TIMEOUT:-60}" --json \
     --filter 'relu/cuda_*.sanitizer_*:relu/cuda_float4_*.integrity_misaligned_pointers:relu/fault_one_past_end.correctness_x1' \
     >"$out/bounds_cases.json" 2>"$out/bounds_cases.log"
   echo "bounds cases: exit $?, $(($(date +%s) - start)) s"

@@ -42,7 +42,8 @@ wait
 shards=()
 for ((i = 1; i <= gpus; i++)); do shards+=("$out/shard_$i"); done
 "$rkt" merge --out "$out/merged" "${shards[@]}" >"$out/merge.log" 2>&1
-echo "2. rkt run --kernel cuda in $gpus shards: $(seconds_since "$start") s, merge exit $?"
+code=$?
+echo "2. rkt run --kernel cuda in $gpus shards: $(seconds_since "$start") s, merge exit $code"
 start=$(date +%s)
 CUDA_VISIBLE_DEVICES=0 timeout "$limit" "$rkt" run --kernel cuda --out "$out/whole" >"$out/whole.log" 2>&1
 echo "   unsharded on 1 GPU: exit $?, $(seconds_since "$start") s"

@@ -77,13 +77,16 @@ Usage:
                                     %TOLERANCE%); with --absolute, or without such a baseline,
                                     the medians' own intervals decide
   rkt eval FILE... [--task ID] [--out DIR] [--json] [--jobs N] [--timeout SECONDS]
-           [--benchmark-timeout SECONDS]
+           [--benchmark-timeout SECONDS] [--file-timeout SECONDS]
                                     compiles each .cpp/.cu file into its own kernel library
                                     (cached under $%EVAL_CACHE_VARIABLE% or ~/%EVAL_CACHE%, keyed by
-                                    the source, compiler, flags and GPU architecture; N
+                                    the source, the "..." headers it includes from its folder,
+                                    compiler, flags and GPU architecture; N
                                     compilers at a time, default the core count; files over
                                     %EVAL_MAX_BYTES% bytes refused), then judges every kernel as
-                                    rkt run does, each file in a judge of its own; --task: only
+                                    rkt run does, each file in a judge of its own, killed
+                                    after --file-timeout s in all (default %EVAL_FILE_TIMEOUT%;
+                                    its finished kernels keep their records); --task: only
                                     that task's kernels; --json: one record per kernel on
                                     standard output (verdict, cases, first failure with its
                                     replay command, median, speedups with intervals, memory,
@@ -168,6 +171,7 @@ std::string usage() {
   replace("%EVAL_CACHE_VARIABLE%", eval_defaults::kCacheVariable);
   replace("%EVAL_CACHE%", eval_defaults::kCacheFolderUnderHome);
   replace("%EVAL_MAX_BYTES%", std::to_string(eval_defaults::kMaxSourceBytes));
+  replace("%EVAL_FILE_TIMEOUT%", std::to_string(eval_defaults::kFileTimeoutSeconds));
   replace("%BENCH_TIMEOUT%", std::to_string(defaults::kBenchmarkProcessTimeoutSeconds));
   replace("%TOLERANCE%",
           std::to_string(static_cast<int>(kCompareSlowdownTolerance * 100)) + "%");

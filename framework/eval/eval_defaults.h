@@ -1,6 +1,7 @@
 // The defaults of `rkt eval`, each defined once with its unit; the CLI help quotes them.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace rkt::eval_defaults {
@@ -13,6 +14,12 @@ inline constexpr const char* kCacheFolderUnderHome = ".cache/rkt/eval";  // unde
 inline constexpr const char* kCacheVariable = "RKT_EVAL_CACHE";
 /// A compiler silent for this long is killed and the file gets a compile_error.
 inline constexpr int kCompileTimeoutSeconds = 300;  // [s]
+/// At most this many files included with `#include "..."` from beside a source are read into its
+/// cache key (a guard against include cycles through links and generated trees).
+inline constexpr std::size_t kMaxLocalIncludes = 256;  // [files]
+/// A file's child judge (its kernels' cases and benchmarks) still running after this long is
+/// killed; its kernels judged by then keep their records, the file gets a judge_timeout record.
+inline constexpr int kFileTimeoutSeconds = 1200;  // [s] --file-timeout overrides
 /// How many of the compiler's error lines a compile_error record quotes.
 inline constexpr int kCompileErrorLines = 8;  // [lines]
 

@@ -17,6 +17,7 @@
 #include "framework/base/file_access.h"
 #include "framework/base/utc_time.h"
 #include "framework/eval/child_command.h"
+#include "framework/eval/eval_defaults.h"
 #include "framework/eval/eval_record.h"
 #include "framework/eval/library_compiler.h"
 #include "framework/eval/visible_gpus.h"
@@ -107,9 +108,41 @@ FileOutcome judge_library(const EvalOptions& options, const CompiledSource& sour
   command.environment["RKT_SEED"] = std::to_string(base_seed());
   if (!gpu.empty()) command.environment["CUDA_VISIBLE_DEVICES"] = gpu;
   command.output_file = folder + "/judge.log";
+  command.timeout_seconds = options.file_timeout_seconds > 0 ? options.file_timeout_seconds
+                                                             : eval_defaults::kFileTimeoutSeconds;
   const ChildOutcome judged = run_child_command(command);
   const std::string log = file_exists(command.output_file) ? read_whole_file(command.output_file) : "";
   const std::string results = folder + "/results.json";
+  if (judged.timed_out) {
+    // The kernels the judge finished keep their records (results.json is rewritten after each
+    // kernel); the file gets one more, failed, for the time limit.
+    std::vector<std::string> finished;
+    if (file_exists(results)) {
+      try {
+        for (const KernelReport& kernel : read_run_results(results).kernels) {
+          if (!options.task.empty() && kernel.task != options.task) continue;
+          EvalRecord record = failed;
+          record.status = "judged";
+          record.has_kernel = true;
+          record.kernel = kernel;
+          outcome.records.push_back(record);
+          finished.push_back(kernel.full_id());
+        }
+      } catch (const std::invalid_argument&) {
+        // Cut short as it was written: nothing of it is kept.
+      }
+    }
+    failed.status = "judge_timeout";
+    std::string done_text = finished.empty() ? "no kernel" : std::to_string(finished.size()) + " kernels (";
+    for (std::size_t i = 0; i < finished.size(); ++i) done_text += (i ? ", " : "") + finished[i];
+    if (!finished.empty()) done_text += ")";
+    failed.message = "the judge of " + source.source + " was " + describe_outcome(judged) +
+                     " (--file-timeout " + std::to_string(command.timeout_seconds) + " s) with " +
+                     done_text + " judged to the end; the last lines of " + command.output_file +
+                     ":\n" + log_tail(log, 8);
+    outcome.records.push_back(failed);
+    return outcome;
+  }
   if (judged.started && !judged.timed_out && (judged.exit_code == 0 || judged.exit_code == 1) &&
       file_exists(results)) {
     RunReport report;
@@ -178,6 +211,11 @@ std::map<std::string, std::vector<EvalRecord>> earlier_records(const std::string
 std::vector<EvalRecord> resumed_records(const std::vector<EvalRecord>& earlier,
                                         const CompiledSource& source, const std::string& directory) {
   std::vector<EvalRecord> records;
+  // A judge that ran out of time is tried again (perhaps with a larger --file-timeout).
+  const bool timed_out = std::any_of(earlier.begin(), earlier.end(), [](const EvalRecord& record) {
+    return record.status == "judge_timeout";
+  });
+  if (timed_out) return records;
   const bool judged = std::any_of(earlier.begin(), earlier.end(),
                                   [](const EvalRecord& record) { return record.status == "judged"; });
   if (!judged) {

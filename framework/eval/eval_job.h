@@ -19,6 +19,7 @@ struct EvalOptions {
   int jobs = 0;                  ///< --jobs: compilers at a time (0: the core count)
   int case_timeout_seconds = 0;       ///< --timeout, passed to each child judge (0: its default)
   int benchmark_timeout_seconds = 0;  ///< --benchmark-timeout, likewise
+  int file_timeout_seconds = 0;  ///< --file-timeout: one file's judge in all (0: kFileTimeoutSeconds)
   std::string judge;             ///< this executable (the child judges run it)
   std::string worker;            ///< its rkt-worker (an installed judge's prefix comes from it)
 };

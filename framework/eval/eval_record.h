@@ -15,7 +15,7 @@ struct EvalRecord {
   std::string library;      ///< the cached kernel library the kernel ran from
   /// "judged" (the kernel's cases ran: see `kernel.verdict()`), or why no kernel was judged:
   /// a CompiledSource status, or "unknown_task", "duplicate_kernel", "not_of_task" (--task),
-  /// "load_error", "registration_error", "judge_error".
+  /// "load_error", "registration_error", "judge_error", "judge_timeout" (its --file-timeout).
   std::string status;
   std::string message;      ///< why, for a status other than "judged"
   bool has_kernel = false;  ///< `kernel` holds a judged kernel

@@ -9,9 +9,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "framework/base/file_access.h"
 #include "framework/eval/child_command.h"
@@ -46,6 +50,46 @@ std::string content_key(const std::string& text) {
   std::snprintf(key, sizeof key, "%016llx%016llx", static_cast<unsigned long long>(first),
                 static_cast<unsigned long long>(second));
   return key;
+}
+
+// The files a source includes with `#include "name"` from its own folder, and what they include
+// in turn, each as its path and content: part of the key, so that editing a header beside the
+// source compiles it again. A quoted name is looked up relative to the including file, as the
+// preprocessor looks first; a name found there is not (rkt/kernel.h comes from the toolchain's
+// include folders, which the toolchain's fingerprint covers). Not seen: a name computed by a macro.
+std::string local_includes(const std::string& path, const std::string& content) {
+  std::string found;
+  std::set<std::string> seen{path};
+  std::vector<std::pair<std::string, std::string>> pending{{path, content}};
+  while (!pending.empty() && seen.size() <= eval_defaults::kMaxLocalIncludes) {
+    const auto [file, text] = pending.back();
+    pending.pop_back();
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+      const std::size_t hash = line.find_first_not_of(" \t");
+      if (hash == std::string::npos || line[hash] != '#') continue;
+      const std::size_t word = line.find_first_not_of(" \t", hash + 1);
+      if (word == std::string::npos || line.compare(word, 7, "include") != 0) continue;
+      const std::size_t open = line.find('"', word + 7);
+      const std::size_t close = open == std::string::npos ? open : line.find('"', open + 1);
+      if (close == std::string::npos) continue;
+      const std::string name = line.substr(open + 1, close - open - 1);
+      const std::string candidate = name.empty() || name[0] == '/' ? name : folder_of(file) + "/" + name;
+      if (candidate.empty() || seen.count(candidate) != 0 || !file_exists(candidate)) continue;
+      seen.insert(candidate);
+      std::string included;
+      try {
+        included = read_whole_file(candidate);
+      } catch (const std::exception&) {
+        continue;  // a folder or an unreadable file: the compiler will say so
+      }
+      // Keyed by the name as written, not the path it resolved to: the same files given by
+      // another path (relative, absolute) share their library.
+      found += "\n#include \"" + name + "\"\n" + included;
+      pending.emplace_back(candidate, std::move(included));
+    }
+  }
+  return found;
 }
 
 // Reads the file into `content`, or says why a caller's file cannot be used (status, message).
@@ -116,7 +160,7 @@ void compile_one(const std::string& path, const EvalToolchain& toolchain,
   }
   // The name is part of the key: compiler messages name the file.
   result.key = content_key(base_name(path) + "\n" + toolchain_fingerprint(toolchain, result.cuda) +
-                           "\n" + content);
+                           "\n" + content + local_includes(path, content));
   result.library = cache_folder + "/" + result.key + ".so";
   const std::string log = cache_folder + "/" + result.key + ".log";
   if (file_exists(result.library)) {

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -66,9 +67,15 @@ ChildResult run_child(const SupervisionOptions& options, const std::string& filt
   if (::pipe(pipe_fds) != 0) throw std::runtime_error("pipe() failed");
   const std::string nonce = fresh_nonce();
   const int secrets_fd = make_secrets_channel();
+  const pid_t supervisor = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error("fork() failed");
   if (pid == 0) {
+    // A child must not outlive its supervisor: in a group of its own it gets no Ctrl-C, and a
+    // supervisor killed (a --file-timeout of rkt eval, a kill of rkt run) would leave it waiting
+    // forever on a worker that spins in a hung kernel. The setting survives execv.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != supervisor) ::_exit(127);
     ::setpgid(0, 0);
     ::close(pipe_fds[0]);
     ::setenv(kVerdictFdVariable, std::to_string(pipe_fds[1]).c_str(), 1);

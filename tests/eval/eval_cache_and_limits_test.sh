@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# `rkt eval`'s cache key and its per-file time limit, each without judging an honest kernel (fast):
+# 1. A header beside the source, and a header that header includes, are part of the library's key:
+#    editing either compiles the file again (the compile error of the new text, not the cached one).
+# 2. --file-timeout: a file whose judge is still running after the limit (relu_hang spins on the
+#    x0.01 inputs; the case timeout is longer) gets a judge_timeout record that names the limit,
+#    its judge's processes are gone, the next file of the batch is still judged, and a second call
+#    into the same folder judges the timed-out file again (its record is not resumed).
+# Usage: eval_cache_and_limits_test.sh RKT CANDIDATES_DIR PYTHON
+set -euo pipefail
+rkt="$1"; candidates="$2"; python="$3"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+export RKT_EVAL_CACHE="$work/cache"
+export RKT_SEED=20261202
+
+# --- 1. Local headers in the key -------------------------------------------------------------
+mkdir -p "$work/src/detail"
+cat > "$work/src/relu_with_header.cpp" <<'CPP'
+#include "relu_op.h"
+#include "rkt/kernel.h"
+namespace {
+void relu_header(rkt::KernelCall& call) { relu_op(call); }
+}  // namespace
+ROBUST_KERNEL_TEST(relu, with_header, relu_header);
+CPP
+cat > "$work/src/relu_op.h" <<'CPP'
+#pragma once
+#include "detail/inner.h"
+CPP
+echo '#error first version of the inner header' > "$work/src/detail/inner.h"
+status_and_message() {  # the one record's status, then its message's first line
+  "$python" -c 'import json,sys; r=[json.loads(l) for l in open(sys.argv[1]) if l.strip()]; assert len(r)==1, r; print(r[0]["status"], r[0]["library_hash"]); print(r[0]["message"].splitlines()[0] if r[0]["message"] else "")' "$1"
+}
+set +e
+"$rkt" eval "$work/src/relu_with_header.cpp" --json --out "$work/first" > "$work/first.jsonl" 2> "$work/first.log"
+set -e
+first="$(status_and_message "$work/first.jsonl")"
+grep -q "^compile_error " <<<"$first" || { cat "$work/first.log"; fail "first version: $first"; }
+grep -q "first version of the inner header" <<<"$first" || fail "first version's error not quoted: $first"
+# The same text again is served from the cache.
+set +e
+"$rkt" eval "$work/src/relu_with_header.cpp" --json --out "$work/again" > "$work/again.jsonl" 2> "$work/again.log"
+set -e
+grep -q "compiled 0 libraries" "$work/again.log" || { cat "$work/again.log"; fail "an unchanged file was compiled again"; }
+# Edit the header two levels down: compiled again, with the new error.
+echo '#error second version of the inner header' > "$work/src/detail/inner.h"
+set +e
+"$rkt" eval "$work/src/relu_with_header.cpp" --json --out "$work/second" > "$work/second.jsonl" 2> "$work/second.log"
+set -e
+second="$(status_and_message "$work/second.jsonl")"
+grep -q "second version of the inner header" <<<"$second" ||
+  { cat "$work/second.log"; fail "an edited included header was served from the cache: $second"; }
+[ "$(head -n1 <<<"$first")" != "$(head -n1 <<<"$second")" ] || fail "the library hash did not change"
+echo "local headers: an edit two includes down changed the key and was compiled"
+
+# --- 2. --file-timeout ------------------------------------------------------------------------
+cp "$candidates/relu_hang.cpp" "$candidates/relu_compile_error.cpp" "$work/src/"
+start=$(date +%s)
+set +e
+"$rkt" eval "$work/src/relu_hang.cpp" "$work/src/relu_compile_error.cpp" --json --out "$work/limited" \
+  --timeout 120 --file-timeout 8 > "$work/limited.jsonl" 2> "$work/limited.log"
+code=$?
+set -e
+elapsed=$(($(date +%s) - start))
+[ "$code" = 1 ] || { cat "$work/limited.log"; fail "exit $code, expected 1"; }
+# Well under the 120 s case timeout: the file's limit stopped the judge.
+((elapsed < 90)) || fail "the batch took $elapsed s: the file limit did not stop the judge"
+"$python" - "$work/limited.jsonl" <<'PY' || { cat "$work/limited.log"; exit 1; }
+import json, sys
+records = {json.loads(l)["file"].rsplit("/", 1)[-1]: json.loads(l) for l in open(sys.argv[1]) if l.strip()}
+hang = records["relu_hang.cpp"]
+assert hang["status"] == "judge_timeout", hang
+assert "--file-timeout 8 s" in hang["message"] and "killed after" in hang["message"], hang["message"]
+assert hang["verdict"] == "FAIL", hang
+assert records["relu_compile_error.cpp"]["status"] == "compile_error", records
+PY
+# No process of that judge is left (the hanging worker spins: it would eat a core).
+sleep 1
+leftover="$(ps -eo pid,args | grep -F "$work/limited" | grep -v grep || true)"
+[ -z "$leftover" ] || fail "processes of the killed judge are still running: $leftover"
+library="$RKT_EVAL_CACHE/$("$python" -c 'import json,sys; print([r for r in map(json.loads, open(sys.argv[1])) if r["file"].endswith("relu_hang.cpp")][0]["library_hash"])' "$work/limited.jsonl").so"
+[ -f "$library" ] || fail "no cached library at $library"
+leftover="$(grep -lsF "$library" /proc/[0-9]*/maps 2>/dev/null || true)"
+[ -z "$leftover" ] || fail "a process still has the hanging kernel's library loaded: $leftover"
+# A second call judges the timed-out file again (and resumes the compile error).
+set +e
+"$rkt" eval "$work/src/relu_hang.cpp" "$work/src/relu_compile_error.cpp" --out "$work/limited" \
+  --timeout 120 --file-timeout 5 > "$work/resumed.out" 2> "$work/resumed.log"
+set -e
+[ "$(grep -c 'judging ' "$work/resumed.out")" = 1 ] || { cat "$work/resumed.out"; fail "the timed-out file was not judged again"; }
+grep -q "relu_hang.cpp  judge_timeout" "$work/resumed.out" || { cat "$work/resumed.out"; fail "no judge_timeout line"; }
+echo "file timeout: judge_timeout after ${elapsed} s for the batch, nothing left running, judged again on resume"
+
+# --- 3. A bad --file-timeout is a usage error that names it -------------------------------------
+set +e
+"$rkt" eval "$work/src/relu_hang.cpp" --file-timeout soon > "$work/bad.out" 2>&1
+code=$?
+set -e
+[ "$code" = 2 ] && grep -qF -- "--file-timeout takes a positive whole number, not 'soon'" "$work/bad.out" ||
+  { cat "$work/bad.out"; fail "--file-timeout soon: exit $code"; }
+echo "--file-timeout soon: refused with its reason"

@@ -60,19 +60,19 @@ void attention_causal_backward_cuda(rkt::KernelCall& call) {
                                 std::to_string(heads) + ") must be a multiple of G (" +
                                 std::to_string(kv_heads) + ")");
   }
-  if (dim != 64 && dim != 128) {
-    throw std::invalid_argument("attention backward cuda_flash_backward: head dim D = " +
-                                std::to_string(dim) + " is not supported (64 or 128)");
-  }
   cudaStream_t stream = static_cast<cudaStream_t>(call.cuda_stream());
-  if (batch == 0 || seq == 0) return;  // every output is empty
-  const std::size_t kv_bytes =
-      static_cast<std::size_t>(batch * kv_heads * seq * dim) * sizeof(std::uint16_t);
+  if (batch == 0 || seq == 0 || dim == 0) return;  // every output is empty
   if (heads == 0) {
-    // No query head reads the kv heads: their gradients are zero.
+    // No query head reads the kv heads: their gradients are zero (for any D).
+    const std::size_t kv_bytes =
+        static_cast<std::size_t>(batch * kv_heads * seq * dim) * sizeof(std::uint16_t);
     RKT_CUDA_CHECK(cudaMemsetAsync(grad_k.data_as<std::uint16_t>(), 0, kv_bytes, stream));
     RKT_CUDA_CHECK(cudaMemsetAsync(grad_v.data_as<std::uint16_t>(), 0, kv_bytes, stream));
     return;
+  }
+  if (dim != 64 && dim != 128) {
+    throw std::invalid_argument("attention backward cuda_flash_backward: head dim D = " +
+                                std::to_string(dim) + " is not supported (64 or 128)");
   }
 
   // lse then delta, one float each per query row.

@@ -14,6 +14,9 @@
 #   "speed" times `rkt test` per CUDA kernel (tools/gpu/speed_summary.py), "edit" an edit-rebuild-
 #   test loop on softmax.cu, "selftest_gpu" the unit tests that need the GPU;
 #   "bounds" the CUDA bounds adversaries (issue 19) and the sanitizer cases' cost per kernel;
+#   "eval" issue 21's targets: one CUDA file through `rkt eval` cold and cached, then a batch of
+#   RKT_EVAL_BATCH_COUNT (default 50) generated relu kernels, a third wrong or cheating
+#   (tools/eval_batch/eval_batch.sh: timed from a cold cache, compared with the same files as a suite);
 #   "multigpu" runs issue 23's proof (tools/gpu/multigpu_proof.sh): ctest on every GPU against one,
 #   run and baseline shards per GPU against the whole, and rkt eval spread over the GPUs.
 set -uo pipefail
@@ -201,6 +204,34 @@ if [[ " $steps " == *" selftest_gpu "* ]]; then
     >"$out/selftest_gpu.log" 2>&1
   echo "selftest (GPU parts): exit $?, $(($(date +%s) - start)) s"
   grep -E "^\[ +(OK|FAILED|SKIPPED) +\]|normal law" "$out/selftest_gpu.log" | head -n 40
+fi
+if [[ " $steps " == *" eval "* ]]; then
+  # Issue 21: a kernel source to a JSON verdict with its benchmark, from a cold library cache and
+  # from a warm one (a second --out, so that it is judged again), then the batch.
+  mkdir -p "$out/eval"
+  single=examples/cuda_kernel/softmax_warp_per_row.cu
+  for pass in cold cached; do
+    t0=$(date +%s.%N)
+    RKT_EVAL_CACHE=/tmp/rkt-eval-single timeout 300 "$build/bin/rkt" eval "$single" --json \
+      --out "/tmp/rkt-eval-single-$pass" >"$out/eval/single_$pass.jsonl" 2>"$out/eval/single_$pass.log"
+    code=$?
+    echo "rkt eval $single ($(wc -l <"$single") lines), $pass: exit $code," \
+      "$(python3 -c "import time; print(round(time.time() - $t0, 2))") s" | tee -a "$out/eval/times.txt"
+  done
+  grep -E "compiled|records in" "$out/eval/single_cold.log" | tail -n 2
+  python3 -c 'import json,sys; r=json.loads(open(sys.argv[1]).readline()); print(r["verdict"], r["benchmark"].get("median_ms"), r["benchmark"].get("speedups"))' \
+    "$out/eval/single_cached.jsonl" 2>&1 | head -c 600
+  echo
+  start=$(date +%s)
+  cmake --install "$build" --prefix /tmp/rkt-prefix >"$out/eval/install.log" 2>&1
+  timeout "${RKT_EVAL_BATCH_LIMIT:-480}" bash tools/eval_batch/eval_batch.sh "$build/bin/rkt" /tmp/rkt-prefix \
+    /tmp/rkt-eval-batch --device cuda --count "${RKT_EVAL_BATCH_COUNT:-50}" --timeout 30 -- \
+    -DCMAKE_PREFIX_PATH="/tmp/rkt-prefix;$torch_prefix;$deps/usr" -DCMAKE_CUDA_ARCHITECTURES=90 \
+    >"$out/eval/batch.log" 2>&1
+  echo "eval batch: exit $?, $(($(date +%s) - start)) s"
+  cp /tmp/rkt-eval-batch/times.txt /tmp/rkt-eval-batch/comparison.md /tmp/rkt-eval-batch/eval.jsonl "$out/eval/" 2>/dev/null
+  cat /tmp/rkt-eval-batch/times.txt 2>/dev/null
+  tail -n 12 "$out/eval/batch.log"
 fi
 if [[ " $steps " == *" repeats "* ]]; then
   # The spread of medians over repeated measurements of one kernel and its baseline.

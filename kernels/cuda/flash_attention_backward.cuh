@@ -38,10 +38,14 @@
 //   - epilogues: each warp stages its 16 finished rows in the shared rows only it reads (its Q
 //     rows in kernel 1, its K and V rows in kernel 2) and writes them with 16-byte stores (2-byte
 //     when misaligned).
-// Work: 9 S^2 D-sized GEMM halves instead of the 5 a fused FlashAttention-2 backward needs
-// (pass 1 recomputes S and dP, the query kernel recomputes S and dP that the key kernel also
-// computes): about 9 B H S^2 D flops causal. The price of no atomics and no stored P; not
-// measured on a GPU (no device time was left when it was written), so no speed is claimed.
+// Work: nine causal products of about B H S^2 D flops each (2 flops per multiply-add over the
+// S^2 / 2 visible query-key pairs, times D): 2 in pass 1, 3 in pass 2, 4 in the key kernel, where a
+// fused FlashAttention-2 backward does 5 (it adds dQ with atomics from the key kernel and reads
+// the forward's saved log-sum-exp). The price of determinism without atomics and of a task that
+// gives no forward statistics. Not measured on a GPU (no device time was left when it was
+// written), so no speed is claimed. ptxas (sm_90): 166-243 registers per thread and no spills,
+// except the D = 128 key kernel (255 registers, 12-40 bytes spilled: it holds two 16 x 128 fp32
+// accumulators per warp, dK and dV).
 #pragma once
 
 #if !defined(RKT_CUDA_EMULATION)

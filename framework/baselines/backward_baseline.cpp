@@ -89,8 +89,19 @@ std::string baseline_measures(const TaskSpec& task, const std::string& baseline)
                       "must"
                     : "AOTInductor package of the task's Python twin";
   }
-  return backward ? "the backward pass alone: autograd through a forward graph built before timing"
-                  : "the task's reference in LibTorch eager";
+  std::string measures = backward
+                             ? "the backward pass alone: autograd through a forward graph built before timing"
+                             : "the task's reference in LibTorch eager";
+  // On a task stored in bf16 or fp16 the eager baselines compute in that dtype: "fp32" and
+  // "tf32" in their names are the TF32 switch, not the arithmetic, and a reader must not take
+  // eager_fp32 for an fp32 computation.
+  for (const InputSpec& input : task.inputs()) {
+    if (baseline != "compiled" && (input.dtype == DType::bfloat16 || input.dtype == DType::float16)) {
+      return measures + ", in " + to_string(input.dtype) + " (the task's dtype; '" + baseline +
+             "' names the TF32 setting, not the arithmetic)";
+    }
+  }
+  return measures;
 }
 
 }  // namespace rkt

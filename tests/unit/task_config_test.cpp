@@ -19,6 +19,7 @@ namespace {
 using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using Tensors = std::vector<at::Tensor>;
 
 // y{B,N} = x{B,K} @ w{N,K}^T, with a batch axis and an init axis.
@@ -301,6 +302,23 @@ TEST(InputStructure, KernelBenchStructuredProblemsDrawStructuredOperands) {
                                                                  : at::tril(a);
     EXPECT_TRUE(at::equal(a, expected)) << id;
   }
+}
+
+// On a task stored in bf16 or fp16 the eager baselines run in that dtype: what the report says
+// each baseline times names it, so that "eager_fp32" is not read as an fp32 computation.
+TEST(BaselineMeasures, SixteenBitTasksNameTheDtypeTheEagerBaselinesRunIn) {
+  const TaskSpec* softmax = find_task("softmax_bf16");
+  const TaskSpec* backward = find_task("attention_causal_fp16_backward");
+  const TaskSpec* fp32 = find_task("softmax");
+  ASSERT_NE(softmax, nullptr);
+  ASSERT_NE(backward, nullptr);
+  ASSERT_NE(fp32, nullptr);
+  EXPECT_THAT(baseline_measures(*softmax, "eager_fp32"), HasSubstr("in bfloat16 (the task's dtype"));
+  EXPECT_THAT(baseline_measures(*softmax, "eager_tf32"), HasSubstr("in bfloat16"));
+  EXPECT_THAT(baseline_measures(*backward, "eager_fp32"), HasSubstr("backward pass alone"));
+  EXPECT_THAT(baseline_measures(*backward, "eager_fp32"), HasSubstr("in float16"));
+  EXPECT_THAT(baseline_measures(*softmax, "compiled"), Not(HasSubstr("in bfloat16")));
+  EXPECT_THAT(baseline_measures(*fp32, "eager_fp32"), Not(HasSubstr("the task's dtype")));
 }
 
 }  // namespace

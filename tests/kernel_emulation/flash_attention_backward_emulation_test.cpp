@@ -137,7 +137,10 @@ Reference reference_gradients(const Shape& s, int dim, const std::vector<double>
 // (sum_j dS_ij = 0 exactly), and rss is up to several times |ref| and the RMS; (3) fp32's
 // accumulation and exp2f, ~2^-24 per operation: negligible, except where a gradient is exactly
 // zero in float64 (S = 1: dS = 0), which the last term (u rms / 64) absorbs. An index, mask or
-// statistics error is off by O(rss) (see the mutations in the kernel's commit notes).
+// statistics error is off by O(rss). Mutations tried by hand, each failing this suite: the causal
+// mask off by one (key < query in the query kernel): 9 of its 9 tests; delta dropped from dS^T
+// (key kernel): 9; only the first query head of a group summed into grad_k / grad_v: the 4 tests
+// with H / G > 1; kv head h % G instead of h / (H / G): the H 4, G 2 test.
 double error_bound(double u, double ref, double terms_rss, double rms) {
   return u * (std::fabs(ref) + 4.0 * terms_rss + rms / 64.0);
 }

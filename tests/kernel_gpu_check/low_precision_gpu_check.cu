@@ -1,6 +1,6 @@
 // low_precision_gpu_check.cu: a standalone check of the bf16 / fp16 CUDA kernels' headers
-// (flash_attention.cuh, bf16_gemm.cuh, low_precision_rows.cuh, low_precision_elementwise.cuh) on a
-// real GPU, without the framework: random inputs, a
+// (flash_attention.cuh, flash_attention_backward.cuh, bf16_gemm.cuh, low_precision_rows.cuh,
+// low_precision_elementwise.cuh) on a real GPU, without the framework: random inputs, a
 // float64 CPU reference from the same rounded inputs, the same tolerances as the CPU emulation
 // tests, then CUDA-event timings at benchmark sizes. For a first look at a GPU machine before the
 // tasks exist; the verdict that counts is `rkt test` (see docs). Build and run on the GPU host,
@@ -24,6 +24,7 @@
 
 #include "bf16_gemm.cuh"
 #include "flash_attention.cuh"
+#include "flash_attention_backward.cuh"
 #include "low_precision_elementwise.cuh"
 #include "low_precision_rows.cuh"
 
@@ -31,6 +32,7 @@ namespace {
 
 namespace lp = rkt::cuda_kernels::low_precision;
 namespace flash = rkt::cuda_kernels::flash;
+namespace flash_backward = rkt::cuda_kernels::flash_backward;
 namespace gemm = rkt::cuda_kernels::bf16_gemm;
 
 int failures = 0;
@@ -177,6 +179,114 @@ void check_attention(std::int64_t B, std::int64_t H, std::int64_t G, std::int64_
   compare(name, out, ref, Format::kIsBf16 ? 1e-2 : 2.5e-3);
 }
 
+// The causal backward (flash_attention_backward.cuh) against float64 gradients, with the
+// emulation test's per-element bound u (|ref| + 4 rss + rms / 64) (rss: the root sum of squares
+// of the terms the element sums; see flash_attention_backward_emulation_test.cpp for why), and
+// a second call that must give the same bits (no atomics).
+template <class Format, int kD>
+void check_attention_backward(std::int64_t B, std::int64_t H, std::int64_t G, std::int64_t S,
+                              std::size_t lead, float scale) {
+  const std::size_t qn = B * H * S * kD, kvn = B * G * S * kD, rows = B * H * S;
+  const auto q = random_values<Format>(qn, 11, scale), k = random_values<Format>(kvn, 12, scale),
+             v = random_values<Format>(kvn, 13, 1.0f), go = random_values<Format>(qn, 14, 1.0f);
+  DeviceBuffer dq(qn * 2), dk(kvn * 2), dv(kvn * 2), dgo(qn * 2), dgq(qn * 2), dgk(kvn * 2),
+      dgv(kvn * 2), dstats(2 * rows * sizeof(float));
+  CHECK_CUDA(cudaMemcpy(dq.at(lead), q.data(), qn * 2, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(dk.at(lead), k.data(), kvn * 2, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(dv.at(lead), v.data(), kvn * 2, cudaMemcpyHostToDevice));
+  CHECK_CUDA(cudaMemcpy(dgo.at(lead), go.data(), qn * 2, cudaMemcpyHostToDevice));
+  std::vector<std::uint16_t> first[3];
+  for (int call = 0; call < 2; ++call) {
+    for (DeviceBuffer* out : {&dgq, &dgk, &dgv, &dstats})
+      CHECK_CUDA(cudaMemset(out->base, 0xff, out->bytes + 64));  // NaN everywhere
+    float* stats = static_cast<float*>(dstats.base);
+    const flash_backward::Params p{dq.at(lead),  dk.at(lead),  dv.at(lead),  dgo.at(lead),
+                                   dgq.at(lead), dgk.at(lead), dgv.at(lead), stats,
+                                   stats + rows, B,            H,            G,
+                                   S,            1.0f / std::sqrt(float(kD)),
+                                   flash::kLog2e / std::sqrt(float(kD))};
+    CHECK_CUDA((flash_backward::launch_flash_attention_backward<Format, kD>(p, nullptr)));
+    CHECK_CUDA(cudaDeviceSynchronize());
+    std::vector<std::uint16_t> got[3] = {std::vector<std::uint16_t>(qn),
+                                         std::vector<std::uint16_t>(kvn),
+                                         std::vector<std::uint16_t>(kvn)};
+    CHECK_CUDA(cudaMemcpy(got[0].data(), dgq.at(lead), qn * 2, cudaMemcpyDeviceToHost));
+    CHECK_CUDA(cudaMemcpy(got[1].data(), dgk.at(lead), kvn * 2, cudaMemcpyDeviceToHost));
+    CHECK_CUDA(cudaMemcpy(got[2].data(), dgv.at(lead), kvn * 2, cudaMemcpyDeviceToHost));
+    if (call == 0) {
+      for (int i = 0; i < 3; ++i) first[i] = got[i];
+    } else if (got[0] != first[0] || got[1] != first[1] || got[2] != first[2]) {
+      std::printf("FAIL attention backward: a second call gave different bits\n");
+      ++failures;
+    }
+  }
+  // Reference: one worker per (batch, kv head), which owns its grad_k / grad_v rows.
+  std::vector<double> ref[3] = {std::vector<double>(qn, 0.0), std::vector<double>(kvn, 0.0),
+                                std::vector<double>(kvn, 0.0)};
+  std::vector<double> rss[3] = {std::vector<double>(qn, 0.0), std::vector<double>(kvn, 0.0),
+                                std::vector<double>(kvn, 0.0)};
+  const double sc = 1.0 / std::sqrt(double(kD));
+  const auto at = [](const std::vector<std::uint16_t>& t, std::size_t i) {
+    return double(host_to_float<Format>(t[i]));
+  };
+  parallel_for(B * G, [&](std::int64_t bg) {
+    const std::int64_t b = bg / G, kv = bg % G, group = H / G;
+    const std::size_t ko = bg * S * kD;
+    std::vector<double> prob(S), dprob(S);
+    for (std::int64_t h = kv * group; h < (kv + 1) * group; ++h)
+      for (std::int64_t i = 0; i < S; ++i) {
+        const std::size_t qo = ((b * H + h) * S + i) * kD;
+        double mx = -INFINITY;
+        for (std::int64_t j = 0; j <= i; ++j) {
+          double dot = 0;
+          for (int d = 0; d < kD; ++d) dot += at(q, qo + d) * at(k, ko + j * kD + d);
+          mx = std::max(mx, prob[j] = dot * sc);
+        }
+        double sum = 0;
+        for (std::int64_t j = 0; j <= i; ++j) sum += (prob[j] = std::exp(prob[j] - mx));
+        double delta = 0;
+        for (std::int64_t j = 0; j <= i; ++j) {
+          prob[j] /= sum;
+          double dot = 0;
+          for (int d = 0; d < kD; ++d) dot += at(go, qo + d) * at(v, ko + j * kD + d);
+          delta += prob[j] * (dprob[j] = dot);
+        }
+        for (std::int64_t j = 0; j <= i; ++j) {
+          const double ds = prob[j] * (dprob[j] - delta);
+          for (int d = 0; d < kD; ++d) {
+            const double terms[3] = {ds * at(k, ko + j * kD + d) * sc, ds * at(q, qo + d) * sc,
+                                     prob[j] * at(go, qo + d)};
+            const std::size_t index[3] = {qo + d, ko + j * kD + d, ko + j * kD + d};
+            for (int g = 0; g < 3; ++g) {
+              ref[g][index[g]] += terms[g];
+              rss[g][index[g]] += terms[g] * terms[g];
+            }
+          }
+        }
+      }
+  });
+  const double u = Format::kIsBf16 ? 1.0 / 256 : 1.0 / 2048;
+  const char* names[3] = {"grad_q", "grad_k", "grad_v"};
+  for (int g = 0; g < 3; ++g) {
+    double ss = 0;
+    for (double r : ref[g]) ss += r * r;
+    const double rms = std::sqrt(ss / std::max<std::size_t>(1, ref[g].size()));
+    std::size_t bad = 0;
+    double worst = 0;
+    for (std::size_t i = 0; i < ref[g].size(); ++i) {
+      const double bound = u * (std::fabs(ref[g][i]) + 4 * std::sqrt(rss[g][i]) + rms / 64);
+      const double err = std::fabs(at(first[g], i) - ref[g][i]);
+      if (!(err <= bound)) ++bad;
+      if (bound > 0) worst = std::max(worst, err / bound);
+    }
+    std::printf("%-4s attention backward %s %s D=%d B=%ld H=%ld G=%ld S=%ld lead=%zu x%.0f: worst "
+                "%.3f of the bound, %zu bad of %zu\n",
+                bad ? "FAIL" : "ok", names[g], Format::kIsBf16 ? "bf16" : "fp16", kD, long(B),
+                long(H), long(G), long(S), lead, scale, worst, bad, ref[g].size());
+    if (bad) ++failures;
+  }
+}
+
 template <class Format>
 void check_gemm(std::int64_t M, std::int64_t N, std::int64_t K, std::size_t lead) {
   auto a = random_values<Format>(M * K, 21, 1.0f), b = random_values<Format>(K * N, 22, 1.0f),
@@ -248,6 +358,36 @@ void time_attention(std::int64_t B, std::int64_t H, std::int64_t G, std::int64_t
       "(%.1f%% of 790)\n",
       kM, Format::kIsBf16 ? "bf16" : "fp16", kD, kCausal ? " causal" : "", long(B), long(H),
       long(G), long(S), ms, flops / ms / 1e9, flops / ms / 1e9 / 7.9);
+}
+
+// Times the causal backward (both kernels, scratch preallocated). TFLOP/s counts the five causal
+// products a backward needs (5 B H S^2 D flops), not the nine this one computes.
+template <class Format, int kD>
+void time_attention_backward(std::int64_t B, std::int64_t H, std::int64_t G, std::int64_t S) {
+  const std::size_t qn = B * H * S * kD, kvn = B * G * S * kD, rows = B * H * S;
+  auto x = random_values<Format>(qn, 1, 1.0f);
+  DeviceBuffer dq(qn * 2), dk(kvn * 2), dv(kvn * 2), dgo(qn * 2), dgq(qn * 2), dgk(kvn * 2),
+      dgv(kvn * 2), dstats(2 * rows * sizeof(float));
+  for (DeviceBuffer* in : {&dq, &dgo}) {
+    CHECK_CUDA(cudaMemcpy(in->at(0), x.data(), qn * 2, cudaMemcpyHostToDevice));
+  }
+  for (DeviceBuffer* in : {&dk, &dv}) {
+    CHECK_CUDA(cudaMemcpy(in->at(0), x.data(), kvn * 2, cudaMemcpyHostToDevice));
+  }
+  float* stats = static_cast<float*>(dstats.base);
+  const flash_backward::Params p{dq.at(0),  dk.at(0),  dv.at(0),  dgo.at(0),
+                                 dgq.at(0), dgk.at(0), dgv.at(0), stats,
+                                 stats + rows, B,      H,         G,
+                                 S,         1.0f / std::sqrt(float(kD)),
+                                 flash::kLog2e / std::sqrt(float(kD))};
+  const float ms = time_ms([&] {
+    CHECK_CUDA((flash_backward::launch_flash_attention_backward<Format, kD>(p, nullptr)));
+  });
+  const double flops = 5.0 * B * H * double(S) * S * kD;
+  std::printf("time attention backward %s D=%d causal B=%ld H=%ld G=%ld S=%ld: %.3f ms, %.1f "
+              "TFLOP/s (%.1f%% of 790)\n",
+              Format::kIsBf16 ? "bf16" : "fp16", kD, long(B), long(H), long(G), long(S), ms,
+              flops / ms / 1e9, flops / ms / 1e9 / 7.9);
 }
 
 template <class Tiles>
@@ -426,6 +566,11 @@ int main() {
     check_attention<Fp16Format, 128, true>(1, 2, 2, 1000, 0, 3);
     check_attention<Bf16Format, 128, true, 1>(1, 8, 2, 257, 0, 1);
     check_attention<Fp16Format, 64, false, 1>(1, 4, 4, 300, 1, 3);
+    check_attention_backward<Bf16Format, 64>(1, 2, 2, 1, 0, 1);
+    check_attention_backward<Fp16Format, 64>(2, 4, 2, 200, 1, 1);
+    check_attention_backward<Bf16Format, 128>(1, 4, 1, 257, 0, 1);
+    check_attention_backward<Fp16Format, 128>(1, 2, 2, 130, 1, 1);
+    check_attention_backward<Bf16Format, 64>(1, 2, 1, 1000, 0, 3);
     check_gemm<Bf16Format>(512, 512, 512, 0);
     check_gemm<Fp16Format>(1000, 1032, 264, 0);
     check_gemm<Bf16Format>(257, 300, 520, 0);
@@ -468,6 +613,8 @@ int main() {
     time_attention<Bf16Format, 64, true, 2>(4, 16, 4, 2048);
     time_attention<Bf16Format, 64, false, 1>(4, 16, 4, 2048);
     time_attention<Bf16Format, 64, false, 2>(4, 16, 4, 2048);
+    time_attention_backward<Bf16Format, 128>(4, 32, 32, 4096);
+    time_attention_backward<Bf16Format, 64>(4, 16, 4, 2048);
   }
   return failures ? 1 : 0;
 }

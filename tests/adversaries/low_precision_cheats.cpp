@@ -3,6 +3,9 @@
 //   matmul_bias_gelu_bf16: a bf16 accumulator claiming the default fp32 one (caught: sqrt(K) times
 //     the storage bound), the same loop declaring .accumulates_in(bf16) (passes its wider bound),
 //     fp8 e4m3 products claiming bf16 (caught), and the same loop with a float32 accumulator (passes).
+//   softmax_bf16: an honest kernel whose repeated calls differ by one bf16 ulp (passes the
+//     determinism gate, which compares calls at the output format's tolerance) and one that
+//     computes nothing when called again on the same inputs (caught by it).
 //   attention_bf16 / attention_causal_bf16: exp without the running max (overflows at x3), a causal
 //     mask off by one, a kernel right only when S is a multiple of 64 (drops the last partial tile
 //     of keys), and an honest online-softmax kernel over 64-key tiles with float32 statistics.
@@ -143,7 +146,49 @@ void attention_tiles(KernelCall& call) {
   }
 }
 
+// --- Run-to-run variation: what atomics give an honest kernel, and a memoising cheat ----------
+
+// Softmax over each row in float32, stored in y's format.
+void softmax_rows(const TensorView& x, const TensorView& y) {
+  const std::int64_t rows = x.size(0), columns = x.size(1);
+  for (std::int64_t r = 0; r < rows; ++r) {
+    float largest = -INFINITY, sum = 0.0f;
+    for (std::int64_t c = 0; c < columns; ++c) largest = std::max(largest, load(x, r * columns + c));
+    for (std::int64_t c = 0; c < columns; ++c) sum += std::exp(load(x, r * columns + c) - largest);
+    for (std::int64_t c = 0; c < columns; ++c) {
+      store(y, r * columns + c, std::exp(load(x, r * columns + c) - largest) / sum);
+    }
+  }
+}
+
+// Honest, not bit-reproducible: every other call stores each row's first element one unit in the
+// last place higher, as a kernel whose atomic sums land in another order does.
+void softmax_an_ulp_apart(KernelCall& call) {
+  static int calls = 0;
+  const TensorView& y = call.output(0);
+  softmax_rows(call.input(0), y);
+  if (++calls % 2 == 0) {
+    std::uint16_t* bits = y.data_as<std::uint16_t>();  // positive finite values: +1 is the next one up
+    for (std::int64_t r = 0; r < y.size(0); ++r) bits[r * y.size(1)] += 1;
+  }
+}
+
+// Remembers the inputs' address and computes nothing when called on it again (the output keeps
+// whatever its buffer held): right on a first call, wrong on every repeat.
+void softmax_memoised_by_address(KernelCall& call) {
+  static const void* last = nullptr;
+  const void* address = call.input(0).data_as<const void>();
+  if (address == last) return;
+  last = address;
+  softmax_rows(call.input(0), call.output(0));
+}
+
 }  // namespace
+
+ROBUST_KERNEL_TEST(softmax_bf16, an_ulp_apart_between_calls, softmax_an_ulp_apart)
+    .describe("honest control: float32 softmax, every other call one bf16 ulp apart (atomics' order)");
+ROBUST_KERNEL_TEST(softmax_bf16, memoised_by_address, softmax_memoised_by_address)
+    .describe("computes nothing when called again on the same input address");
 
 ROBUST_KERNEL_TEST(matmul_bias_gelu_bf16, fp32_accumulator, (matmul_bias_gelu_loop<Accumulator::fp32, false>))
     .describe("honest control: products summed one by one into a float32 accumulator");

@@ -49,6 +49,20 @@ TEST(LowPrecisionCheats, Bf16AccumulationFailsUnlessDeclaredAndFp32AccumulationP
               HasSubstr("[claims fp32, accumulates in bf16]"));
 }
 
+// Repeated calls on the same inputs: a bf16 output one ulp apart from call to call is what an
+// honest kernel with atomics gives (float32's tolerance would refuse it); computing nothing on a
+// repeat is a cheat.
+TEST(LowPrecisionCheats, DeterminismAdmitsAnUlpOfTheOutputFormatAndCatchesMemoisation) {
+  const auto cases = run_cases("softmax_bf16/an_ulp_apart_between_calls.integrity_determinism:"
+                               "softmax_bf16/an_ulp_apart_between_calls.correctness_x1:"
+                               "softmax_bf16/memoised_by_address.integrity_determinism");
+  expect_case_status(cases, "softmax_bf16/an_ulp_apart_between_calls.integrity_determinism", "passed");
+  expect_case_status(cases, "softmax_bf16/an_ulp_apart_between_calls.correctness_x1", "passed");
+  expect_case_status(cases, "softmax_bf16/memoised_by_address.integrity_determinism", "failed");
+  EXPECT_THAT(case_message(cases, "softmax_bf16/memoised_by_address.integrity_determinism"),
+              HasSubstr("nondeterminism: call 2 on the same inputs disagrees with call 1"));
+}
+
 TEST(LowPrecisionCheats, Fp8ProductsClaimingBf16Fail) {
   const auto cases = run_cases("matmul_bias_gelu_bf16/fp8_e4m3_products.correctness_*");
   for (const char* name : kProductDominated) {

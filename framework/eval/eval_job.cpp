@@ -78,6 +78,22 @@ std::string refusal_status(const std::string& errors) {
   return "registration_error";
 }
 
+// A record per kernel of `report` (of `task` when one is given), each `file_record` with its kernel.
+std::vector<EvalRecord> judged_records(const RunReport& report, const std::string& task,
+                                       const EvalRecord& file_record) {
+  std::vector<EvalRecord> records;
+  for (const KernelReport& kernel : report.kernels) {
+    // --task selects by "TASK/" in the id, which leaky_relu/ contains for relu: only TASK's own.
+    if (!task.empty() && kernel.task != task) continue;
+    EvalRecord record = file_record;
+    record.status = "judged";
+    record.has_kernel = true;
+    record.kernel = kernel;
+    records.push_back(record);
+  }
+  return records;
+}
+
 struct FileOutcome {
   std::vector<EvalRecord> records;
   bool resumed = false;
@@ -119,15 +135,8 @@ FileOutcome judge_library(const EvalOptions& options, const CompiledSource& sour
     std::vector<std::string> finished;
     if (file_exists(results)) {
       try {
-        for (const KernelReport& kernel : read_run_results(results).kernels) {
-          if (!options.task.empty() && kernel.task != options.task) continue;
-          EvalRecord record = failed;
-          record.status = "judged";
-          record.has_kernel = true;
-          record.kernel = kernel;
-          outcome.records.push_back(record);
-          finished.push_back(kernel.full_id());
-        }
+        outcome.records = judged_records(read_run_results(results), options.task, failed);
+        for (const EvalRecord& record : outcome.records) finished.push_back(record.kernel.full_id());
       } catch (const std::invalid_argument&) {
         // Cut short as it was written: nothing of it is kept.
       }
@@ -164,15 +173,7 @@ FileOutcome judge_library(const EvalOptions& options, const CompiledSource& sour
       outcome.records.push_back(failed);
       return outcome;
     }
-    for (const KernelReport& kernel : report.kernels) {
-      // --task selects by "TASK/" in the id, which leaky_relu/ contains for relu: only TASK's own.
-      if (!options.task.empty() && kernel.task != options.task) continue;
-      EvalRecord record = failed;
-      record.status = "judged";
-      record.has_kernel = true;
-      record.kernel = kernel;
-      outcome.records.push_back(record);
-    }
+    outcome.records = judged_records(report, options.task, failed);
     return outcome;
   }
   const std::string errors = judge_errors(log);

@@ -11,7 +11,8 @@
 #   "faults" runs the fault-containment and stream tests (rkt_selftest) on the GPU;
 #   "sanitize" runs tools/gpu/sanitize.sh (compute-sanitizer over the CUDA kernels);
 #   "property" times the CUDA property cases per kernel (ctest -L property -L cuda);
-#   "speed" times `rkt test` per CUDA kernel (tools/gpu/speed_summary.py), "edit" an edit-rebuild-
+#   "speed" times `rkt test` per CUDA kernel (tools/gpu/speed_summary.py; RKT_SPEED_MATCH and
+#   RKT_SPEED_EXCLUDE, extended regexes over the ids, choose them), "edit" an edit-rebuild-
 #   test loop on softmax.cu, "selftest_gpu" the unit tests that need the GPU;
 #   "bounds" the CUDA bounds adversaries (issue 19) and the sanitizer cases' cost per kernel;
 #   "eval" issue 21's targets: one CUDA file through `rkt eval` cold and cached, then a batch of
@@ -109,7 +110,9 @@ if [[ " $steps " == *" speed "* ]]; then
   # RKT_SPEED_TOTAL_LIMIT s (default 420) so that the call fits a device lease.
   mkdir -p "$out/speed"
   : >"$out/speed/times.tsv"
-  cuda_kernel_ids >"$out/speed/kernels.txt"
+  # RKT_SPEED_MATCH: an extended regex over the ids (e.g. '_(bf16|fp16)' for the 16-bit kernels,
+  # or -v style with RKT_SPEED_EXCLUDE) to split the kernels over calls of a lease.
+  cuda_kernel_ids | grep -E "${RKT_SPEED_MATCH:-.}" | grep -vE "${RKT_SPEED_EXCLUDE:-^$}" >"$out/speed/kernels.txt"
   speed_start=$(date +%s)
   n=0
   while read -r kernel; do

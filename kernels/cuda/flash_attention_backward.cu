@@ -78,8 +78,8 @@ void attention_causal_backward_cuda(rkt::KernelCall& call) {
   // lse then delta, one float each per query row.
   const std::size_t rows = static_cast<std::size_t>(batch * heads * seq);
   float* statistics = nullptr;
-  RKT_CUDA_CHECK(cudaMallocAsync(reinterpret_cast<void**>(&statistics), 2 * rows * sizeof(float),
-                                 stream));
+  RKT_CUDA_CHECK(
+      cudaMallocAsync(reinterpret_cast<void**>(&statistics), 2 * rows * sizeof(float), stream));
   const backward::Params p{q.data_as<const std::uint16_t>(),
                            k.data_as<const std::uint16_t>(),
                            v.data_as<const std::uint16_t>(),

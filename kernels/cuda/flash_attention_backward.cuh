@@ -33,8 +33,11 @@
 //     in kernel 2) with the plain load; B stored k-major (K for dQ; dO, Q for dV, dK) transposed;
 //   - masking only on the tiles that need it: the diagonal tile and a tile with queries past S
 //     (keys past S are past every valid query, so the causal test covers them);
-//   - single-buffered tiles (cp.async, 16-byte copies zero-filled past S, or 2-byte loads when a
-//     buffer is not 16-byte aligned); rows padded to D + 8 elements (conflict-free ldmatrix);
+//   - the streamed tiles (K and V in kernel 1, through both passes as one pipeline; Q, dO, lse
+//     and delta in kernel 2, through all the group's heads) double-buffered: the next step's
+//     tiles load (cp.async, 16-byte copies zero-filled past S, or 2-byte loads when a buffer is
+//     not 16-byte aligned) while the current one is computed; rows padded to D + 8 elements
+//     (conflict-free ldmatrix). Shared memory: 6 tiles, 105 KB at D = 128 (two blocks per SM);
 //   - epilogues: each warp stages its 16 finished rows in the shared rows only it reads (its Q
 //     rows in kernel 1, its K and V rows in kernel 2) and writes them with 16-byte stores (2-byte
 //     when misaligned).
@@ -43,8 +46,8 @@
 // fused FlashAttention-2 backward does 5 (it adds dQ with atomics from the key kernel and reads
 // the forward's saved log-sum-exp). The price of determinism without atomics and of a task that
 // gives no forward statistics. Not measured on a GPU (no device time was left when it was
-// written), so no speed is claimed. ptxas (sm_90): 166-243 registers per thread and no spills,
-// except the D = 128 key kernel (255 registers, 12-40 bytes spilled: it holds two 16 x 128 fp32
+// written), so no speed is claimed. ptxas (sm_90): 164-243 registers per thread and no spills,
+// except the D = 128 key kernel (255 registers, 12-56 bytes spilled: it holds two 16 x 128 fp32
 // accumulators per warp, dK and dV).
 #pragma once
 
@@ -90,12 +93,12 @@ __host__ __device__ constexpr int row_stride() {
   return kD + flash::kPad;  // [elements]
 }
 
-// Four [kTile][D + 8] tiles (kernel 1: Q, dO, K, V; kernel 2: K, V, Q, dO), then kernel 2's lse
-// and delta for the staged query tile.
+// Six [kTile][D + 8] tiles (kernel 1: Q, dO, two K and two V stages; kernel 2: K, V, two Q and
+// two dO stages), then kernel 2's lse and delta for its two staged query tiles.
 template <int kD>
 __host__ __device__ constexpr std::size_t shared_bytes() {
-  return sizeof(std::uint16_t) * 4 * kTile * static_cast<std::size_t>(row_stride<kD>()) +
-         sizeof(float) * 2 * kTile;
+  return sizeof(std::uint16_t) * 6 * kTile * static_cast<std::size_t>(row_stride<kD>()) +
+         sizeof(float) * 4 * kTile;
 }
 
 // This lane's ldmatrix row / column offsets (see flash_attention.cuh): matrix i = lane / 8.
@@ -172,8 +175,9 @@ __device__ __forceinline__ void accumulate_weights_times_tile(float (&out)[kD / 
 // Writes a warp's 16 x kD fp32 accumulator, times `factor` and rounded once, into the warp's
 // 16 shared rows (row g and g + 8 of each n8 tile, 4-byte pairs).
 template <class Format, int kD>
-__device__ __forceinline__ void stage_accumulator(std::uint16_t* rows, const float (&acc)[kD / 8][4],
-                                                  float factor, int lane) {
+__device__ __forceinline__ void stage_accumulator(std::uint16_t* rows,
+                                                  const float (&acc)[kD / 8][4], float factor,
+                                                  int lane) {
   constexpr int kLd = row_stride<kD>();
   const int g = lane >> 2;
   const int t = lane & 3;
@@ -215,13 +219,12 @@ __device__ __forceinline__ void store_warp_rows(std::uint16_t* base, std::int64_
   }
 }
 
-// Waits for this thread's staged copies (aligned path), then for everyone's.
+// The top of a pipelined step: waits for this thread's copies into the step's stage (aligned
+// path: cp.async), then at the barrier for everyone's; past the barrier every thread is also done
+// with the previous step, so its stage may be refilled.
 template <bool kAligned>
-__device__ __forceinline__ void finish_staging() {
-  if (kAligned) {
-    lp::cp_async_commit();
-    lp::cp_async_wait<0>();
-  }
+__device__ __forceinline__ void wait_for_stage() {
+  if (kAligned) lp::cp_async_wait<0>();
   __syncthreads();
 }
 
@@ -238,8 +241,8 @@ __global__ void __launch_bounds__(kThreads) flash_backward_query_kernel(const Pa
   std::uint16_t* shared = reinterpret_cast<std::uint16_t*>(flash_backward_shared_raw);
   std::uint16_t* q_tile = shared;
   std::uint16_t* do_tile = q_tile + kTileElems;
-  std::uint16_t* k_tile = do_tile + kTileElems;
-  std::uint16_t* v_tile = k_tile + kTileElems;
+  std::uint16_t* k_stage = do_tile + kTileElems;      // two stages
+  std::uint16_t* v_stage = k_stage + 2 * kTileElems;  // two stages
 
   const int warp = static_cast<int>(threadIdx.x) >> 5;
   const int lane = static_cast<int>(threadIdx.x) & 31;
@@ -265,15 +268,27 @@ __global__ void __launch_bounds__(kThreads) flash_backward_query_kernel(const Pa
   // This lane's accumulator rows g and g + 8.
   const std::int64_t query_row[2] = {q0 + warp_row + g, q0 + warp_row + g + 8};
 
+  // The K / V tiles stream twice (pass 1, then pass 2), one pipeline of 2 kv_tiles steps: step
+  // `step` computes on stage step & 1 while the next step's tiles load into the other stage.
+  const std::int64_t steps = 2 * kv_tiles;
+  const auto issue_key_tile = [&](std::int64_t step) {
+    const int stage = static_cast<int>(step & 1);
+    const std::int64_t key0 = (step % kv_tiles) * kTile;
+    flash::load_tile<kD, kTile, kAligned>(k_stage + stage * kTileElems, p.k + kv_offset, p.seq,
+                                          key0);
+    flash::load_tile<kD, kTile, kAligned>(v_stage + stage * kTileElems, p.v + kv_offset, p.seq,
+                                          key0);
+    if (kAligned) lp::cp_async_commit();
+  };
+  // Waits for step's tiles, starts the next step's; returns the stage to compute on.
+  const auto next_key_tile = [&](std::int64_t step) {
+    wait_for_stage<kAligned>();
+    if (step + 1 < steps) issue_key_tile(step + 1);
+    return static_cast<int>(step & 1);
+  };
   flash::load_tile<kD, kTile, kAligned>(q_tile, p.q + q_offset, p.seq, q0);
   flash::load_tile<kD, kTile, kAligned>(do_tile, p.grad_o + q_offset, p.seq, q0);
-
-  const auto stage_key_tile = [&](std::int64_t kt) {
-    __syncthreads();  // the previous tile's readers are done
-    flash::load_tile<kD, kTile, kAligned>(k_tile, p.k + kv_offset, p.seq, kt * kTile);
-    flash::load_tile<kD, kTile, kAligned>(v_tile, p.v + kv_offset, p.seq, kt * kTile);
-    finish_staging<kAligned>();
-  };
+  issue_key_tile(0);  // one group with Q and dO
   const auto visible = [&](std::int64_t kt, int j, int r) {
     const std::int64_t key = kt * kTile + j * 8 + 2 * t + (r & 1);
     const std::int64_t query = query_row[r >> 1];
@@ -285,11 +300,13 @@ __global__ void __launch_bounds__(kThreads) flash_backward_query_kernel(const Pa
   float row_sum[2] = {0.0f, 0.0f};  // this lane's part of sum exp2(x - max)
   float row_dot[2] = {0.0f, 0.0f};  // this lane's part of sum exp2(x - max) dP
   for (std::int64_t kt = 0; kt < kv_tiles; ++kt) {
-    stage_key_tile(kt);
+    const int stage = next_key_tile(kt);
     float s_acc[kKeyTiles][4];
     float dp_acc[kKeyTiles][4];
-    multiply_rows_by_tile<Format, kD>(s_acc, q_tile + warp_row * kLd, k_tile, at);
-    multiply_rows_by_tile<Format, kD>(dp_acc, do_tile + warp_row * kLd, v_tile, at);
+    multiply_rows_by_tile<Format, kD>(s_acc, q_tile + warp_row * kLd, k_stage + stage * kTileElems,
+                                      at);
+    multiply_rows_by_tile<Format, kD>(dp_acc, do_tile + warp_row * kLd,
+                                      v_stage + stage * kTileElems, at);
     const bool needs_mask = kt == qt || query_tail;
     float tile_max[2] = {-INFINITY, -INFINITY};
 #pragma unroll
@@ -349,11 +366,13 @@ __global__ void __launch_bounds__(kThreads) flash_backward_query_kernel(const Pa
 #pragma unroll
     for (int r = 0; r < 4; ++r) dq_acc[j][r] = 0.0f;
   for (std::int64_t kt = 0; kt < kv_tiles; ++kt) {
-    stage_key_tile(kt);
+    const int stage = next_key_tile(kv_tiles + kt);
+    const std::uint16_t* k_tile = k_stage + stage * kTileElems;
     float s_acc[kKeyTiles][4];
     float dp_acc[kKeyTiles][4];
     multiply_rows_by_tile<Format, kD>(s_acc, q_tile + warp_row * kLd, k_tile, at);
-    multiply_rows_by_tile<Format, kD>(dp_acc, do_tile + warp_row * kLd, v_tile, at);
+    multiply_rows_by_tile<Format, kD>(dp_acc, do_tile + warp_row * kLd,
+                                      v_stage + stage * kTileElems, at);
     const bool needs_mask = kt == qt || query_tail;
 #pragma unroll
     for (int j = 0; j < kKeyTiles; ++j)
@@ -388,10 +407,10 @@ __global__ void __launch_bounds__(kThreads) flash_backward_key_kernel(const Para
   std::uint16_t* shared = reinterpret_cast<std::uint16_t*>(flash_backward_shared_raw);
   std::uint16_t* k_tile = shared;
   std::uint16_t* v_tile = k_tile + kTileElems;
-  std::uint16_t* q_tile = v_tile + kTileElems;
-  std::uint16_t* do_tile = q_tile + kTileElems;
-  float* lse_tile = reinterpret_cast<float*>(do_tile + kTileElems);
-  float* delta_tile = lse_tile + kTile;
+  std::uint16_t* q_stage = v_tile + kTileElems;                            // two stages
+  std::uint16_t* do_stage = q_stage + 2 * kTileElems;                      // two stages
+  float* lse_stage = reinterpret_cast<float*>(do_stage + 2 * kTileElems);  // two stages
+  float* delta_stage = lse_stage + 2 * kTile;                              // two stages
 
   const int warp = static_cast<int>(threadIdx.x) >> 5;
   const int lane = static_cast<int>(threadIdx.x) & 31;
@@ -411,8 +430,31 @@ __global__ void __launch_bounds__(kThreads) flash_backward_key_kernel(const Para
   // This lane's accumulator rows (keys) g and g + 8.
   const std::int64_t key_row[2] = {k0 + warp_key + g, k0 + warp_key + g + 8};
 
+  // The group's query heads in a fixed order, then the query tiles from the diagonal on (the order
+  // of every sum is the same at every call), as one pipeline of `steps` steps: step `step`
+  // computes on stage step & 1 while the next step's Q, dO, lse and delta load into the other.
+  const std::int64_t tiles_per_head = q_tiles - kt;
+  const std::int64_t steps = group * tiles_per_head;
+  const auto issue_query_tile = [&](std::int64_t step) {
+    const int stage = static_cast<int>(step & 1);
+    const std::int64_t head = kv * group + step / tiles_per_head;
+    const std::int64_t q0 = (kt + step % tiles_per_head) * kTile;
+    const std::int64_t q_offset = (b * p.heads + head) * p.seq * kD;
+    const std::int64_t stat_offset = (b * p.heads + head) * p.seq;
+    flash::load_tile<kD, kTile, kAligned>(q_stage + stage * kTileElems, p.q + q_offset, p.seq, q0);
+    flash::load_tile<kD, kTile, kAligned>(do_stage + stage * kTileElems, p.grad_o + q_offset, p.seq,
+                                          q0);
+    const int thread = static_cast<int>(threadIdx.x);
+    if (thread < kTile) {
+      const std::int64_t query = q0 + thread;
+      lse_stage[stage * kTile + thread] = query < p.seq ? p.lse[stat_offset + query] : 0.0f;
+      delta_stage[stage * kTile + thread] = query < p.seq ? p.delta[stat_offset + query] : 0.0f;
+    }
+    if (kAligned) lp::cp_async_commit();
+  };
   flash::load_tile<kD, kTile, kAligned>(k_tile, p.k + kv_offset, p.seq, k0);
   flash::load_tile<kD, kTile, kAligned>(v_tile, p.v + kv_offset, p.seq, k0);
+  issue_query_tile(0);  // one group with K and V
 
   float dk_acc[kD / 8][4];
   float dv_acc[kD / 8][4];
@@ -421,44 +463,35 @@ __global__ void __launch_bounds__(kThreads) flash_backward_key_kernel(const Para
 #pragma unroll
     for (int r = 0; r < 4; ++r) dk_acc[j][r] = dv_acc[j][r] = 0.0f;
 
-  // The group's query heads in a fixed order, then the query tiles from the diagonal on: the
-  // order of every sum is the same at every call.
-  for (std::int64_t head = kv * group; head < (kv + 1) * group; ++head) {
-    const std::int64_t q_offset = (b * p.heads + head) * p.seq * kD;
-    const std::int64_t stat_offset = (b * p.heads + head) * p.seq;
-    for (std::int64_t qt = kt; qt < q_tiles; ++qt) {
-      const std::int64_t q0 = qt * kTile;
-      __syncthreads();  // the previous query tile's readers are done
-      flash::load_tile<kD, kTile, kAligned>(q_tile, p.q + q_offset, p.seq, q0);
-      flash::load_tile<kD, kTile, kAligned>(do_tile, p.grad_o + q_offset, p.seq, q0);
-      const int thread = static_cast<int>(threadIdx.x);
-      if (thread < kTile) {
-        const std::int64_t query = q0 + thread;
-        lse_tile[thread] = query < p.seq ? p.lse[stat_offset + query] : 0.0f;
-        delta_tile[thread] = query < p.seq ? p.delta[stat_offset + query] : 0.0f;
-      }
-      finish_staging<kAligned>();
+  for (std::int64_t step = 0; step < steps; ++step) {
+    wait_for_stage<kAligned>();
+    if (step + 1 < steps) issue_query_tile(step + 1);
+    const int stage = static_cast<int>(step & 1);
+    const std::int64_t qt = kt + step % tiles_per_head;
+    const std::int64_t q0 = qt * kTile;
+    const std::uint16_t* q_tile = q_stage + stage * kTileElems;
+    const std::uint16_t* do_tile = do_stage + stage * kTileElems;
+    const float* lse_tile = lse_stage + stage * kTile;
+    const float* delta_tile = delta_stage + stage * kTile;
 
-      float s_acc[kQueryTiles][4];   // S^T: keys x queries
-      float dp_acc[kQueryTiles][4];  // dP^T
-      multiply_rows_by_tile<Format, kD>(s_acc, k_tile + warp_key * kLd, q_tile, at);
-      multiply_rows_by_tile<Format, kD>(dp_acc, v_tile + warp_key * kLd, do_tile, at);
-      const bool needs_mask = qt == kt || q0 + kTile > p.seq;
+    float s_acc[kQueryTiles][4];   // S^T: keys x queries
+    float dp_acc[kQueryTiles][4];  // dP^T
+    multiply_rows_by_tile<Format, kD>(s_acc, k_tile + warp_key * kLd, q_tile, at);
+    multiply_rows_by_tile<Format, kD>(dp_acc, v_tile + warp_key * kLd, do_tile, at);
+    const bool needs_mask = qt == kt || q0 + kTile > p.seq;
 #pragma unroll
-      for (int j = 0; j < kQueryTiles; ++j)
+    for (int j = 0; j < kQueryTiles; ++j)
 #pragma unroll
-        for (int r = 0; r < 4; ++r) {
-          const int column = j * 8 + 2 * t + (r & 1);
-          const std::int64_t query = q0 + column;
-          const bool masked = needs_mask && (key_row[r >> 1] > query || query >= p.seq);
-          const float prob =
-              masked ? 0.0f : exp2f(s_acc[j][r] * p.scale_log2 - lse_tile[column]);
-          s_acc[j][r] = prob;                                      // P^T
-          dp_acc[j][r] = prob * (dp_acc[j][r] - delta_tile[column]);  // dS^T
-        }
-      accumulate_weights_times_tile<Format, kD>(dv_acc, s_acc, do_tile, at);
-      accumulate_weights_times_tile<Format, kD>(dk_acc, dp_acc, q_tile, at);
-    }
+      for (int r = 0; r < 4; ++r) {
+        const int column = j * 8 + 2 * t + (r & 1);
+        const std::int64_t query = q0 + column;
+        const bool masked = needs_mask && (key_row[r >> 1] > query || query >= p.seq);
+        const float prob = masked ? 0.0f : exp2f(s_acc[j][r] * p.scale_log2 - lse_tile[column]);
+        s_acc[j][r] = prob;                                         // P^T
+        dp_acc[j][r] = prob * (dp_acc[j][r] - delta_tile[column]);  // dS^T
+      }
+    accumulate_weights_times_tile<Format, kD>(dv_acc, s_acc, do_tile, at);
+    accumulate_weights_times_tile<Format, kD>(dk_acc, dp_acc, q_tile, at);
   }
 
   // ---- Epilogue: through this warp's K and V rows (only this warp reads them) ----

@@ -226,13 +226,13 @@ void check_backward(const Shape& s, float qk_scale) {
   std::int64_t gx = 0;
   std::int64_t gy = 0;
   backward::query_grid(p, gx, gy);
-  rkt_emulation::run_grid(
-      EmulatedDim3{static_cast<unsigned>(gx), static_cast<unsigned>(gy), 1}, backward::kThreads,
-      poison_shared, [&] { backward::flash_backward_query_kernel<Format, kD, kAligned>(p); });
+  rkt_emulation::run_grid(EmulatedDim3{static_cast<unsigned>(gx), static_cast<unsigned>(gy), 1},
+                          backward::kThreads, poison_shared,
+                          [&] { backward::flash_backward_query_kernel<Format, kD, kAligned>(p); });
   backward::key_grid(p, gx, gy);
-  rkt_emulation::run_grid(
-      EmulatedDim3{static_cast<unsigned>(gx), static_cast<unsigned>(gy), 1}, backward::kThreads,
-      poison_shared, [&] { backward::flash_backward_key_kernel<Format, kD, kAligned>(p); });
+  rkt_emulation::run_grid(EmulatedDim3{static_cast<unsigned>(gx), static_cast<unsigned>(gy), 1},
+                          backward::kThreads, poison_shared,
+                          [&] { backward::flash_backward_key_kernel<Format, kD, kAligned>(p); });
 
   const auto as_double = [&](const std::vector<std::uint16_t>& t) {
     std::vector<double> out(t.size() - lead);

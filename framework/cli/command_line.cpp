@@ -81,7 +81,9 @@ Usage:
                                     compiles each .cpp/.cu file into its own kernel library
                                     (cached under $%EVAL_CACHE_VARIABLE% or ~/%EVAL_CACHE%, keyed by
                                     the source, the "..." headers it includes from its folder,
-                                    compiler, flags and GPU architecture; N
+                                    compiler, flags and GPU architecture; least recently
+                                    used removed past $%EVAL_CACHE_LIMIT_VARIABLE% MiB, default
+                                    %EVAL_CACHE_LIMIT%; N
                                     compilers at a time, default the core count; files over
                                     %EVAL_MAX_BYTES% bytes refused), then judges every kernel as
                                     rkt run does, each file in a judge of its own, killed
@@ -172,6 +174,8 @@ std::string usage() {
   replace("%EVAL_CACHE%", eval_defaults::kCacheFolderUnderHome);
   replace("%EVAL_MAX_BYTES%", std::to_string(eval_defaults::kMaxSourceBytes));
   replace("%EVAL_FILE_TIMEOUT%", std::to_string(eval_defaults::kFileTimeoutSeconds));
+  replace("%EVAL_CACHE_LIMIT_VARIABLE%", eval_defaults::kCacheLimitVariable);
+  replace("%EVAL_CACHE_LIMIT%", std::to_string(eval_defaults::kCacheLimitMegabytes));
   replace("%BENCH_TIMEOUT%", std::to_string(defaults::kBenchmarkProcessTimeoutSeconds));
   replace("%TOLERANCE%",
           std::to_string(static_cast<int>(kCompareSlowdownTolerance * 100)) + "%");

@@ -12,6 +12,10 @@ inline constexpr std::int64_t kMaxSourceBytes = 1 << 20;  // [bytes]
 /// Where compiled kernel libraries are cached unless kCacheVariable names a folder.
 inline constexpr const char* kCacheFolderUnderHome = ".cache/rkt/eval";  // under $HOME
 inline constexpr const char* kCacheVariable = "RKT_EVAL_CACHE";
+/// The cache's size limit: past it the least recently used libraries are removed
+/// (library_cache.h); a kernel library is about a megabyte.
+inline constexpr std::int64_t kCacheLimitMegabytes = 4096;  // [MiB] kCacheLimitVariable overrides
+inline constexpr const char* kCacheLimitVariable = "RKT_EVAL_CACHE_MB";
 /// A compiler silent for this long is killed and the file gets a compile_error.
 inline constexpr int kCompileTimeoutSeconds = 300;  // [s]
 /// At most this many files included with `#include "..."` from beside a source are read into its

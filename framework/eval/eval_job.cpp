@@ -19,6 +19,7 @@
 #include "framework/eval/child_command.h"
 #include "framework/eval/eval_defaults.h"
 #include "framework/eval/eval_record.h"
+#include "framework/eval/library_cache.h"
 #include "framework/eval/library_compiler.h"
 #include "framework/eval/visible_gpus.h"
 #include "framework/inputs/seeding.h"
@@ -355,10 +356,12 @@ int run_eval_job(const EvalOptions& options) {
     return 2;
   }
   const std::string cache = eval_cache_folder();
+  std::int64_t cache_limit = 0;  // [bytes]
   try {
+    cache_limit = eval_cache_limit_bytes();
     make_directories(directory + "/libraries");
     make_directories(cache);
-  } catch (const std::runtime_error& error) {
+  } catch (const std::exception& error) {
     std::cerr << "rkt eval: error: " << error.what() << "\n";
     return 2;
   }
@@ -371,6 +374,18 @@ int run_eval_job(const EvalOptions& options) {
            << " reproduces), results in " << directory << "\n"
            << std::flush;
   const std::vector<CompiledSource> compiled = compile_sources(options.sources, toolchain, cache, jobs);
+  std::set<std::string> in_use;
+  for (const CompiledSource& source : compiled) {
+    if (!source.key.empty()) in_use.insert(source.key);
+  }
+  const CachePruning pruned = prune_library_cache(cache, cache_limit, in_use);
+  if (pruned.removed_entries > 0) {
+    progress << "rkt eval: the library cache was over its " << cache_limit / (1024 * 1024)
+             << " MiB limit (" << eval_defaults::kCacheLimitVariable << "): removed the "
+             << pruned.removed_entries << " least recently used entries ("
+             << number_text(static_cast<double>(pruned.removed_bytes) / (1024 * 1024), 3) << " MiB)\n"
+             << std::flush;
+  }
   const double compile_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   int fresh = 0;

@@ -20,6 +20,7 @@
 #include "framework/base/file_access.h"
 #include "framework/eval/child_command.h"
 #include "framework/eval/eval_defaults.h"
+#include "framework/eval/library_cache.h"
 
 namespace rkt {
 namespace {
@@ -166,9 +167,11 @@ void compile_one(const std::string& path, const EvalToolchain& toolchain,
   if (file_exists(result.library)) {
     result.status = "compiled";
     result.cached = true;
+    mark_cache_entry_used(result.library);
     return;
   }
   if (file_exists(log)) {  // a compile that failed before: its verdict again, without the compiler
+    mark_cache_entry_used(log);
     const std::string output = read_whole_file(log);
     result.status = failed_compile_status(output);
     result.message = first_compiler_errors(output);

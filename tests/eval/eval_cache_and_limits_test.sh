@@ -6,6 +6,8 @@
 #    x0.01 inputs; the case timeout is longer) gets a judge_timeout record that names the limit,
 #    its judge's processes are gone, the next file of the batch is still judged, and a second call
 #    into the same folder judges the timed-out file again (its record is not resumed).
+# 3. RKT_EVAL_CACHE_MB: past the cache's limit the least recently used libraries are removed.
+# 4. Bad values of --file-timeout and RKT_EVAL_CACHE_MB are usage errors naming them.
 # Usage: eval_cache_and_limits_test.sh RKT CANDIDATES_DIR PYTHON
 set -euo pipefail
 rkt="$1"; candidates="$2"; python="$3"
@@ -93,7 +95,39 @@ set -e
 grep -q "relu_hang.cpp  judge_timeout" "$work/resumed.out" || { cat "$work/resumed.out"; fail "no judge_timeout line"; }
 echo "file timeout: judge_timeout after ${elapsed} s for the batch, nothing left running, judged again on resume"
 
-# --- 3. A bad --file-timeout is a usage error that names it -------------------------------------
+# --- 3. The cache's size limit ------------------------------------------------------------------
+# Three honest libraries of about 0.9 MiB each under a 2 MiB limit: the third file's call removes
+# the least recently used one (the first), never the one it uses. --task softmax keeps the judges
+# short (the relu kernels are not of that task: not_of_task). A bad limit is a usage error.
+mkdir -p "$work/lru"
+for name in first second third; do
+  sed "s/ROBUST_KERNEL_TEST(relu, eval_honest,/ROBUST_KERNEL_TEST(relu, eval_$name,/" \
+    "$candidates/relu_honest.cpp" > "$work/lru/relu_$name.cpp"
+done
+export RKT_EVAL_CACHE="$work/lru_cache" RKT_EVAL_CACHE_MB=2
+hash_of() { "$python" -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["library_hash"])' "$1"; }
+for name in first second third; do
+  set +e
+  "$rkt" eval "$work/lru/relu_$name.cpp" --task softmax --json --out "$work/lru_$name" \
+    > "$work/lru_$name.jsonl" 2> "$work/lru_$name.log"
+  set -e
+  [ -f "$RKT_EVAL_CACHE/$(hash_of "$work/lru_$name.jsonl").so" ] || { cat "$work/lru_$name.log"; fail "$name: no library"; }
+  sleep 1  # distinct modification times
+done
+[ ! -f "$RKT_EVAL_CACHE/$(hash_of "$work/lru_first.jsonl").so" ] || fail "the least recently used library was kept"
+[ -f "$RKT_EVAL_CACHE/$(hash_of "$work/lru_second.jsonl").so" ] || fail "the second library was removed"
+grep -q "over its 2 MiB limit (RKT_EVAL_CACHE_MB): removed the 1 least recently used" "$work/lru_third.log" ||
+  { cat "$work/lru_third.log"; fail "the pruning was not reported"; }
+set +e
+RKT_EVAL_CACHE_MB=lots "$rkt" eval "$work/lru/relu_first.cpp" > "$work/lru_bad.out" 2>&1
+code=$?
+set -e
+[ "$code" = 2 ] && grep -qF "RKT_EVAL_CACHE_MB takes a whole number of MiB (0: no limit), not 'lots'" "$work/lru_bad.out" ||
+  { cat "$work/lru_bad.out"; fail "RKT_EVAL_CACHE_MB=lots: exit $code"; }
+unset RKT_EVAL_CACHE_MB
+echo "cache limit: the least recently used library removed, the batch's own kept"
+
+# --- 4. A bad --file-timeout is a usage error that names it -------------------------------------
 set +e
 "$rkt" eval "$work/src/relu_hang.cpp" --file-timeout soon > "$work/bad.out" 2>&1
 code=$?

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "attention_emulation_inputs.h"
 #include "flash_attention_backward.cuh"
 
 namespace rkt::cuda_kernels::flash_backward {
@@ -32,21 +33,10 @@ namespace {
 namespace backward = rkt::cuda_kernels::flash_backward;
 namespace lp = rkt::cuda_kernels::low_precision;
 
-constexpr std::uint16_t kCanary = 0x1234;
+using rkt::attention_emulation::kCanary;
+using rkt::attention_emulation::random_values;
+using rkt::attention_emulation::Shape;
 constexpr std::size_t kCanaryElems = 8;
-
-struct Shape {
-  std::int64_t batch, heads, kv_heads, seq;
-};
-
-template <class Format>
-std::vector<std::uint16_t> random_values(std::size_t n, unsigned seed, float scale) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> normal(0.0f, scale);
-  std::vector<std::uint16_t> v(n);
-  for (std::uint16_t& x : v) x = Format::from_float(normal(rng));
-  return v;
-}
 
 // An output buffer: `lead` elements of misalignment, n NaNs, then canaries.
 template <class Format>

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "attention_emulation_inputs.h"
 #include "flash_attention.cuh"
 
 namespace rkt::cuda_kernels::flash {
@@ -28,20 +29,9 @@ namespace {
 namespace flash = rkt::cuda_kernels::flash;
 namespace lp = rkt::cuda_kernels::low_precision;
 
-constexpr std::uint16_t kCanary = 0x1234;
-
-struct Shape {
-  std::int64_t batch, heads, kv_heads, seq;
-};
-
-template <class Format>
-std::vector<std::uint16_t> random_values(std::size_t n, unsigned seed, float scale) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> normal(0.0f, scale);
-  std::vector<std::uint16_t> v(n);
-  for (std::uint16_t& x : v) x = Format::from_float(normal(rng));
-  return v;
-}
+using rkt::attention_emulation::kCanary;
+using rkt::attention_emulation::random_values;
+using rkt::attention_emulation::Shape;
 
 template <class Format, int kD, int kM, bool kCausal, bool kAligned>
 void check_attention(const Shape& s, float scale, double tolerance) {

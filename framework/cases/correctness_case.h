@@ -43,6 +43,7 @@ struct PreparedCase {
 enum class DrawOn {
   kernel_device,  ///< the kernel's device: correctness, property, hidden and integrity cases, benchmarks
   cpu,            ///< the host: for callers that transform the drawn inputs with host-side code
+                  ///< (users' properties; value families and relations transform on the device)
 };
 
 /// Draws the inputs of `inputs` for `kernel`. Throws with a message when the task cannot.

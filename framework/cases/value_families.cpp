@@ -5,6 +5,8 @@
 
 #include <map>
 
+#include "framework/base/phase_times.h"
+#include "framework/cases/case_announcement.h"
 #include "framework/cases/correctness_case.h"
 #include "framework/inputs/input_generation.h"
 #include "framework/inputs/seeding.h"
@@ -69,6 +71,9 @@ const std::vector<ValueFamily>& all_value_families() {
 
 void apply_value_family(const TaskSpec& task, std::vector<at::Tensor>& inputs, ValueFamily family,
                         std::uint64_t seed) {
+  // The transforms run where the inputs are (the kernel's device); their random parameters come
+  // from a CPU generator and are moved there, so that a GPU case transforms with the values a CPU
+  // case would (float64 arithmetic on either device, rounded once to the input's dtype).
   at::Generator generator = at::make_generator<at::CPUGeneratorImpl>(seed);
   for (std::size_t i = 0; i < inputs.size() && i < task.inputs().size(); ++i) {
     at::Tensor& x = inputs[i];
@@ -82,7 +87,8 @@ void apply_value_family(const TaskSpec& task, std::vector<at::Tensor>& inputs, V
       case ValueFamily::mixed_magnitudes: {
         const at::Tensor decades =
             at::empty(values.sizes(), at::kDouble)
-                .uniform_(-defaults::kValueMixedDecades, defaults::kValueMixedDecades, generator);
+                .uniform_(-defaults::kValueMixedDecades, defaults::kValueMixedDecades, generator)
+                .to(values.device());
         values = values * at::pow(10.0, decades);
         break;
       }
@@ -97,7 +103,8 @@ void apply_value_family(const TaskSpec& task, std::vector<at::Tensor>& inputs, V
         const at::Tensor pick = at::randint(0, specials.numel(), values.sizes(), generator, at::kLong);
         const at::Tensor chosen =
             at::empty(values.sizes(), at::kDouble).uniform_(0, 1, generator) < defaults::kValueSpecialShare;
-        values = at::where(chosen, specials.index_select(0, pick.flatten()).view(values.sizes()), values);
+        const at::Tensor replacements = specials.index_select(0, pick.flatten()).view(values.sizes());
+        values = at::where(chosen.to(values.device()), replacements.to(values.device()), values);
         break;
       }
     }
@@ -120,12 +127,15 @@ CaseOutcome run_value_family_case(const KernelSpec& kernel, const TaskSpec& task
   const std::string where = kernel.full_id() + ", " + describe_case(inputs);
   PreparedCase prepared;
   try {
-    prepared = prepare_case(kernel, task, inputs, DrawOn::cpu);  // host-side transforms follow
-    apply_value_family(task, prepared.drawn_inputs, family, inputs.seed);
-    prepared.device_inputs.clear();
-    for (const at::Tensor& input : prepared.drawn_inputs) {
-      prepared.device_inputs.push_back(input.to(to_torch_device(kernel.device()), false, true));
+    // Drawn and transformed on the kernel's device, then placed in the kernel's buffers.
+    announce_case_inputs(case_details(task, inputs));
+    std::vector<at::Tensor> drawn;
+    {
+      ScopedPhase phase(Phase::drawing);
+      drawn = generate_inputs(task, inputs.dims, inputs.seed, to_torch_device(kernel.device()));
+      apply_value_family(task, drawn, family, inputs.seed);
     }
+    prepared = prepare_given_inputs(kernel, task, std::move(drawn));
   } catch (const std::exception& error) {
     return {CaseStatus::failed, where + ": task '" + task.id() +
                                     "' could not prepare inputs: " + describe_exception(error)};

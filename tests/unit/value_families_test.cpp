@@ -4,8 +4,11 @@
 
 #include <ATen/ATen.h>
 
+#include <iostream>
+
 #include "framework/cases/value_families.h"
 #include "framework/inputs/input_generation.h"
+#include "framework/runtime/device_support.h"
 #include "rkt/defaults.h"
 
 namespace rkt {
@@ -58,6 +61,36 @@ TEST(ValueFamilies, EveryDeclaringTaskIsRegisteredAndTheLayerNormsDeclareOffset)
   EXPECT_NE(std::find(layernorm.begin(), layernorm.end(), ValueFamily::offset), layernorm.end());
   const auto& rkb = value_families_of("rkb_layernorm");
   EXPECT_NE(std::find(rkb.begin(), rkb.end(), ValueFamily::offset), rkb.end());
+}
+
+// The transforms run on the kernel's device; a GPU case must judge the values a CPU case would.
+// The random parameters come from one CPU generator either way; the float64 arithmetic (pow, the
+// std's reduction order) may differ in its last bit between devices, which rounding to float32
+// almost always hides: counted and bounded, as the normal law's draw is (counter_random_test.cpp).
+TEST(ValueFamilies, AGpuTransformsToTheCpuValues) {
+  if (!device_available(Device::cuda)) {
+    GTEST_SKIP() << "needs a CUDA device: " << device_unavailable_reason(Device::cuda);
+  }
+  const TaskSpec& layernorm = *find_task("layernorm");
+  for (const ValueFamily family : all_value_families()) {
+    auto on_cpu = generate_inputs(layernorm, layernorm.small_dims(), 7);
+    auto on_gpu = generate_inputs(layernorm, layernorm.small_dims(), 7, c10::Device(c10::kCUDA));
+    apply_value_family(layernorm, on_cpu, family, 9);
+    apply_value_family(layernorm, on_gpu, family, 9);
+    ASSERT_TRUE(on_gpu[0].is_cuda()) << to_string(family) << ": the transform left the device";
+    const at::Tensor gpu_values = on_gpu[0].cpu();
+    const std::int64_t differing = gpu_values.ne(on_cpu[0]).sum().item<std::int64_t>();
+    const double largest_relative =
+        ((gpu_values.to(at::kDouble) - on_cpu[0].to(at::kDouble)).abs() /
+         on_cpu[0].to(at::kDouble).abs().clamp_min(1e-30))
+            .max()
+            .item<double>();
+    std::cout << "[ value family " << to_string(family) << " ] " << differing << " of "
+              << gpu_values.numel() << " elements differ between the GPU and the CPU (largest relative "
+              << largest_relative << ")\n";
+    EXPECT_LE(differing, gpu_values.numel() / 1000) << to_string(family);
+    EXPECT_LE(largest_relative, 1e-6) << to_string(family);
+  }
 }
 
 }  // namespace

@@ -203,10 +203,10 @@ PY
 fi
 if [[ " $steps " == *" selftest_gpu "* ]]; then
   start=$(date +%s)
-  "$build/bin/rkt_selftest" --gtest_filter='CounterRandom.*:ReferenceReuse.*:LentWorker.*:Isolation*:FaultContainment.*' \
+  "$build/bin/rkt_selftest" --gtest_filter='CounterRandom.*:ValueFamilies.*:ReferenceReuse.*:LentWorker.*:Isolation*:FaultContainment.*' \
     >"$out/selftest_gpu.log" 2>&1
   echo "selftest (GPU parts): exit $?, $(($(date +%s) - start)) s"
-  grep -E "^\[ +(OK|FAILED|SKIPPED) +\]|normal law" "$out/selftest_gpu.log" | head -n 40
+  grep -E "^\[ +(OK|FAILED|SKIPPED) +\]|normal law|value family" "$out/selftest_gpu.log" | head -n 40
 fi
 if [[ " $steps " == *" eval "* ]]; then
   # Issue 21: a kernel source to a JSON verdict with its benchmark, from a cold library cache and

@@ -52,7 +52,8 @@ CaseOutcome run_hidden_case(const KernelSpec& kernel, const TaskSpec& task,
                                 "available, RKT_HIDDEN_VERBOSE=1 shows the details)";
       break;
     case CaseStatus::dropped:
-      outcome.message = label + " dropped: the reference is not finite on these inputs";
+      outcome.message =
+          label + " dropped: the reference is not finite (or beyond the output's dtype) on these inputs";
       break;
     case CaseStatus::skipped: break;
   }
@@ -60,7 +61,8 @@ CaseOutcome run_hidden_case(const KernelSpec& kernel, const TaskSpec& task,
 }
 
 // One distribution over every config of the task: a kernel must pass them all (robust-kbench's
-// rule). The first failure ends the case; configs whose reference is not finite are dropped.
+// rule). The first failure ends the case; configs whose reference is not finite (or not
+// representable in the output's dtype) are dropped.
 CaseOutcome run_distribution_over_configs(const KernelSpec& kernel, const TaskSpec& task,
                                           const InputScaling& scaling) {
   const std::size_t count = task.configs().size();
@@ -86,8 +88,8 @@ CaseOutcome run_distribution_over_configs(const KernelSpec& kernel, const TaskSp
     passed_messages += "\n  " + outcome.message;
   }
   if (dropped == count) {
-    return {CaseStatus::dropped, "every config was dropped (reference not finite):" +
-                                     passed_messages};
+    return {CaseStatus::dropped,
+            "every config was dropped (reference not finite or beyond the output's dtype):" + passed_messages};
   }
   return {CaseStatus::passed, std::to_string(count - dropped) + " of " + std::to_string(count) +
                                   " configs passed" +

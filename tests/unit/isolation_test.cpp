@@ -10,6 +10,7 @@
 #include <array>
 #include <cstdio>
 #include <cstdlib>
+#include <iostream>
 #include <map>
 #include <string>
 
@@ -22,6 +23,7 @@ namespace rkt {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::case_message;
 using testing::expect_case_status;
 
@@ -164,8 +166,19 @@ TEST(TimingCrossCheck, AWorkerBusyWhileTheJudgeCalibratesIsRefused) {
   EXPECT_EQ(status, 1) << output;
   EXPECT_THAT(output, HasSubstr("relu/hog_between_calls: timing refused: the worker was not idle "
                                 "while the judge calibrated"));
-  EXPECT_THAT(output, HasSubstr("rkt bench: 1 entry failed (reasons above): relu/hog_between_calls"));
   EXPECT_THAT(output, HasSubstr("\"name\": \"relu/honest_after_hog/"));
+  // The honest kernel inherits neither the hog's thread nor its calibration: it is never refused
+  // for a busy worker. On a machine loaded by other tests (CI's two cores under ctest -j2) its
+  // requests can still be slower than any calibration explains, and that refusal is the
+  // cross-check doing its job, not the hog's doing: accepted, and said.
+  EXPECT_THAT(output, Not(HasSubstr("relu/honest_after_hog: timing refused: the worker was not idle")));
+  if (output.find("relu/honest_after_hog: timing refused") == std::string::npos) {
+    EXPECT_THAT(output, HasSubstr("rkt bench: 1 entry failed (reasons above): relu/hog_between_calls"));
+  } else {
+    EXPECT_THAT(output, HasSubstr("relu/honest_after_hog: timing refused: the worker's times are not "
+                                  "what the judge's clock measured"));
+    std::cout << "note: relu/honest_after_hog's timing was refused for this machine's load\n";
+  }
 }
 
 TEST(TimingCrossCheck, LoadExcusesASlowRequestOnlyWhenTheWorkerWasIdle) {

@@ -7,6 +7,7 @@
 //   honest (loop): the matmul, inputs rounded to nearest, summed one by one in float32;
 //   one class lower: inputs rounded to nearest with fewer bits (fp32 -> tf32, tf32 and fp16 ->
 //     bf16, bf16 -> 3 bits), the reference in float32.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
@@ -18,6 +19,8 @@
 
 namespace rkt {
 namespace {
+
+using ::testing::HasSubstr;
 
 struct ReductionCase {
   const char* task;
@@ -261,6 +264,33 @@ TEST(PrecisionBounds, AnFp32LoopSummingOneByOnePassesFp32AtK16384) {
     const CaseOutcome outcome = judge_as(Precision::fp32, matmul, inputs, {c}, "fp32_loop");
     EXPECT_EQ(outcome.status, CaseStatus::passed) << outcome.message;
   }
+}
+
+// An fp16 output whose float64 reference is past float16's range (65504: a scale trial of the fp16
+// GEMM reached 65822.8 in CI) is Inf in every honest kernel: the case is dropped (a property
+// discards the trial), not failed; the same inputs within range are judged as usual.
+TEST(PrecisionBounds, AnFp16ReferenceBeyondTheFormatsRangeDropsTheCase) {
+  const TaskSpec& gemm = *find_task("matmul_bias_gelu_fp16");
+  std::vector<at::Tensor> inputs = generate_inputs(gemm, gemm.small_dims(), 5);
+  const auto honest = [&] {  // the float64 reference rounded once to float16
+    std::vector<at::Tensor> wide;
+    for (const at::Tensor& input : inputs) wide.push_back(input.to(at::kDouble));
+    std::vector<at::Tensor> outputs;
+    for (const at::Tensor& output : gemm.reference()(wide)) outputs.push_back(output.to(at::kHalf));
+    return outputs;
+  };
+  const CaseOutcome in_range = judge_as(Precision::fp32, gemm, inputs, honest(), "in_range");
+  ASSERT_EQ(in_range.status, CaseStatus::passed) << in_range.message;
+  // Row 0 of a at 60000 (a float16 value) and column 0 of b at 0.04: y[0][0] is about 1.2e6.
+  inputs[0] = inputs[0].clone();
+  inputs[1] = inputs[1].clone();
+  inputs[0][0].fill_(60000.0);
+  inputs[1].select(1, 0).fill_(0.04);
+  const std::vector<at::Tensor> overflowing = honest();
+  ASSERT_TRUE(overflowing[0].isinf().any().item<bool>()) << "the reference does not leave float16's range";
+  const CaseOutcome outcome = judge_as(Precision::fp32, gemm, inputs, overflowing, "beyond_range");
+  EXPECT_EQ(outcome.status, CaseStatus::dropped) << outcome.message;
+  EXPECT_THAT(outcome.message, HasSubstr("beyond Half's range"));
 }
 
 TEST(PrecisionEmulation, RoundsToNearestEvenAndTruncates) {

@@ -18,6 +18,8 @@
 #   "eval" issue 21's targets: one CUDA file through `rkt eval` cold and cached, then a batch of
 #   RKT_EVAL_BATCH_COUNT (default 50) generated relu kernels, a third wrong or cheating
 #   (tools/eval_batch/eval_batch.sh: timed from a cold cache, compared with the same files as a suite);
+#   "lpcheck" the standalone check of the bf16/fp16 kernel headers (attention forward and backward,
+#   the GEMM, the row kernels) against float64, with CUDA-event timings (not rkt's verdict);
 #   "multigpu" runs issue 23's proof (tools/gpu/multigpu_proof.sh): ctest on every GPU against one,
 #   run and baseline shards per GPU against the whole, and rkt eval spread over the GPUs.
 set -uo pipefail
@@ -207,6 +209,14 @@ if [[ " $steps " == *" selftest_gpu "* ]]; then
     >"$out/selftest_gpu.log" 2>&1
   echo "selftest (GPU parts): exit $?, $(($(date +%s) - start)) s"
   grep -E "^\[ +(OK|FAILED|SKIPPED) +\]|normal law|value family" "$out/selftest_gpu.log" | head -n 40
+fi
+if [[ " $steps " == *" lpcheck "* ]]; then
+  start=$(date +%s)
+  nvcc -std=c++17 -arch=sm_90 -O3 -Ikernels/cuda -o /tmp/lp_check \
+    tests/kernel_gpu_check/low_precision_gpu_check.cu >"$out/lpcheck_build.log" 2>&1 &&
+    timeout "${RKT_LPCHECK_LIMIT:-240}" /tmp/lp_check >"$out/lpcheck.log" 2>&1
+  echo "low-precision standalone check: exit $?, $(($(date +%s) - start)) s"
+  tail -n 40 "$out/lpcheck.log" 2>/dev/null || tail -n 20 "$out/lpcheck_build.log"
 fi
 if [[ " $steps " == *" eval "* ]]; then
   # Issue 21: a kernel source to a JSON verdict with its benchmark, from a cold library cache and

@@ -6,15 +6,61 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <mutex>
 #include <cstring>
 #include <thread>
 
 extern char** environ;
 
 namespace rkt {
+namespace {
+
+// The process groups of the commands running now, so that a Ctrl-C or a kill of rkt eval ends
+// them too: each runs in a group of its own (for its time limit), where the terminal's signal
+// does not reach it, and a child judge left behind would go on judging a whole file.
+constexpr int kMaxRunningChildren = 512;  // [commands] more than any --jobs or GPU count
+std::atomic<pid_t> running_groups[kMaxRunningChildren];
+
+extern "C" void end_children_and_die(int signal_number) {
+  for (std::atomic<pid_t>& group : running_groups) {
+    const pid_t pid = group.load();
+    if (pid > 0) ::kill(-pid, SIGKILL);
+  }
+  ::signal(signal_number, SIG_DFL);
+  ::raise(signal_number);
+}
+
+// Once per process: SIGINT, SIGTERM and SIGHUP end the running children first. A signal the
+// process was started ignoring (a background job's SIGINT, nohup's SIGHUP) stays ignored.
+void install_child_reaper() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    for (const int signal_number : {SIGINT, SIGTERM, SIGHUP}) {
+      struct sigaction current {};
+      if (::sigaction(signal_number, nullptr, &current) == 0 && current.sa_handler == SIG_IGN) continue;
+      struct sigaction reaper {};
+      reaper.sa_handler = end_children_and_die;
+      sigemptyset(&reaper.sa_mask);
+      ::sigaction(signal_number, &reaper, nullptr);
+    }
+  });
+}
+
+// Records `pid` as running (its slot), or returns -1 when every slot is taken.
+int remember_running(pid_t pid) {
+  for (int slot = 0; slot < kMaxRunningChildren; ++slot) {
+    pid_t free_slot = 0;
+    if (running_groups[slot].compare_exchange_strong(free_slot, pid)) return slot;
+  }
+  return -1;
+}
+
+}  // namespace
 
 ChildOutcome run_child_command(const ChildCommand& command) {
+  install_child_reaper();
   ChildOutcome outcome;
   const auto start = std::chrono::steady_clock::now();
   std::vector<std::string> environment_text;
@@ -56,6 +102,7 @@ ChildOutcome run_child_command(const ChildCommand& command) {
     return outcome;
   }
   outcome.started = true;
+  const int slot = remember_running(pid);
   const auto elapsed = [&start] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
@@ -75,6 +122,7 @@ ChildOutcome run_child_command(const ChildCommand& command) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
+  if (slot >= 0) running_groups[slot].store(0);
   if (WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) outcome.signal = WTERMSIG(status);
   outcome.seconds = elapsed();

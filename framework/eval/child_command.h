@@ -25,7 +25,9 @@ struct ChildOutcome {
   std::string problem;  ///< why it did not start, else ""
 };
 
-/// Runs `command` and waits for it (safe to call from several threads at once).
+/// Runs `command` and waits for it (safe to call from several threads at once). While it runs, a
+/// SIGINT, SIGTERM or SIGHUP of this process kills its process group before this process dies
+/// (unless the process was started ignoring that signal).
 ChildOutcome run_child_command(const ChildCommand& command);
 
 /// "exit 1", "signal 11 (Segmentation fault)", "killed after 300 s": how it ended, in words.

@@ -8,6 +8,7 @@
 #    into the same folder judges the timed-out file again (its record is not resumed).
 # 3. RKT_EVAL_CACHE_MB: past the cache's limit the least recently used libraries are removed.
 # 4. Bad values of --file-timeout and RKT_EVAL_CACHE_MB are usage errors naming them.
+# 5. A SIGTERM of rkt eval ends the child judges it started (and so their workers).
 # Usage: eval_cache_and_limits_test.sh RKT CANDIDATES_DIR PYTHON
 set -euo pipefail
 rkt="$1"; candidates="$2"; python="$3"
@@ -135,3 +136,25 @@ set -e
 [ "$code" = 2 ] && grep -qF -- "--file-timeout takes a positive whole number, not 'soon'" "$work/bad.out" ||
   { cat "$work/bad.out"; fail "--file-timeout soon: exit $code"; }
 echo "--file-timeout soon: refused with its reason"
+
+# --- 5. A killed rkt eval ends its child judges -----------------------------------------------
+# The child judge runs in a process group of its own (for --file-timeout), where a Ctrl-C or a
+# kill of rkt eval does not reach it: rkt eval kills the groups of its running commands first.
+mkdir -p "$work/term"
+cp "$candidates/relu_hang.cpp" "$work/term/"
+export RKT_EVAL_CACHE="$work/term_cache"
+"$rkt" eval "$work/term/relu_hang.cpp" --timeout 120 --file-timeout 600 --out "$work/term_run" \
+  > "$work/term.out" 2>&1 &
+eval_pid=$!
+for _ in $(seq 1 240); do grep -q "judging " "$work/term.out" && break; sleep 0.5; done
+grep -q "judging " "$work/term.out" || { kill -KILL "$eval_pid"; cat "$work/term.out"; fail "the judge never started"; }
+library="$(ls "$RKT_EVAL_CACHE"/*.so)"
+for _ in $(seq 1 120); do grep -lsqF "$library" /proc/[0-9]*/maps 2>/dev/null && break; sleep 0.5; done
+grep -lsqF "$library" /proc/[0-9]*/maps 2>/dev/null || { kill -KILL "$eval_pid"; fail "no worker ever loaded $library"; }
+sleep 3  # into its cases (the x0.01 case spins until the 120 s case timeout)
+kill -TERM "$eval_pid"
+wait "$eval_pid" 2>/dev/null || true
+sleep 2
+leftover="$(grep -lsF "$library" /proc/[0-9]*/maps 2>/dev/null || true)"
+[ -z "$leftover" ] || fail "a SIGTERM of rkt eval left processes running the kernel: $leftover"
+echo "killed rkt eval: its child judge and workers are gone"

@@ -7,6 +7,8 @@
 #include <memory>
 #include <stdexcept>
 
+#include "framework/comparison/precision_emulation.h"
+
 namespace rkt {
 namespace {
 
@@ -95,13 +97,10 @@ std::string baseline_measures(const TaskSpec& task, const std::string& baseline)
   // On a task stored in bf16 or fp16 the eager baselines compute in that dtype: "fp32" and
   // "tf32" in their names are the TF32 switch, not the arithmetic, and a reader must not take
   // eager_fp32 for an fp32 computation.
-  for (const InputSpec& input : task.inputs()) {
-    if (baseline != "compiled" && (input.dtype == DType::bfloat16 || input.dtype == DType::float16)) {
-      return measures + ", in " + to_string(input.dtype) + " (the task's dtype; '" + baseline +
-             "' names the TF32 setting, not the arithmetic)";
-    }
-  }
-  return measures;
+  const Precision stored = task_storage_class(task);
+  if (baseline == "compiled" || stored == Precision::fp32) return measures;
+  return measures + ", in " + (stored == Precision::bf16 ? "bfloat16" : "float16") +
+         " (the task's dtype; '" + baseline + "' names the TF32 setting, not the arithmetic)";
 }
 
 }  // namespace rkt

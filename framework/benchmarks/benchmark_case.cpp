@@ -12,6 +12,7 @@
 #include "framework/baselines/backward_baseline.h"
 #include "framework/baselines/compiled_baseline.h"
 #include "framework/cases/correctness_case.h"
+#include "framework/comparison/precision_emulation.h"
 #include "framework/dims/dim_resolution.h"
 #include "framework/inputs/seeding.h"
 #include "framework/isolation/kernel_library.h"
@@ -261,11 +262,8 @@ namespace {
 // The precision whose matrix rate bounds the kernel: its claim, or the 16-bit format of the
 // task's floating inputs when that is lower.
 Precision roofline_class(const KernelSpec& kernel, const TaskSpec& task) {
-  for (const InputSpec& input : task.inputs()) {
-    if (input.dtype == DType::bfloat16) return Precision::bf16;
-    if (input.dtype == DType::float16) return Precision::fp16;
-  }
-  return kernel.precision();
+  const Precision stored = task_storage_class(task);
+  return stored != Precision::fp32 ? stored : kernel.precision();
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 
 #include "framework/cases/correctness_case.h"
 #include "framework/comparison/output_comparison.h"
+#include "framework/comparison/precision_emulation.h"
 #include "framework/inputs/input_generation.h"
 #include "framework/inputs/seeding.h"
 #include "framework/isolation/kernel_invocation.h"
@@ -251,9 +252,8 @@ std::string escaped_work(const KernelSpec& kernel, const TaskSpec& task) {
 // fp16 output a unit in the last place apart from call to call, far beyond float32's tolerance.
 Precision agreement_precision(Precision claimed, c10::ScalarType output_dtype) {
   const bool strict = claimed == Precision::fp32 || claimed == Precision::tf32;
-  if (strict && output_dtype == c10::kBFloat16) return Precision::bf16;
-  if (strict && output_dtype == c10::kHalf) return Precision::fp16;
-  return claimed;
+  const Precision stored = storage_class(output_dtype);
+  return strict && stored != Precision::fp32 ? stored : claimed;
 }
 
 // Gate 9: repeated calls on the same inputs agree within the kernel's tolerance (on an output

@@ -115,6 +115,14 @@ Precision storage_class(c10::ScalarType dtype) {
 
 bool is_low_precision(c10::ScalarType dtype) { return storage_class(dtype) != Precision::fp32; }
 
+Precision task_storage_class(const TaskSpec& task) {
+  for (const InputSpec& input : task.inputs()) {
+    const Precision stored = storage_class(to_scalar_type(input.dtype));
+    if (stored != Precision::fp32) return stored;
+  }
+  return Precision::fp32;
+}
+
 bool has_low_precision_input(const std::vector<at::Tensor>& inputs) {
   for (const at::Tensor& input : inputs) {
     if (input.defined() && is_low_precision(input.scalar_type())) return true;

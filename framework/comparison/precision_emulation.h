@@ -55,6 +55,10 @@ Precision storage_class(c10::ScalarType dtype);
 /// True for bfloat16 and float16: formats whose storage alone costs more than fp32's bound.
 bool is_low_precision(c10::ScalarType dtype);
 
+/// The class of the 16-bit format (bf16, fp16) a task's inputs are stored in, from its declared
+/// input dtypes (the first 16-bit one decides); fp32 for a task stored in float32.
+Precision task_storage_class(const TaskSpec& task);
+
 /// True when any floating input is stored in bfloat16 or float16: the case of a low-precision
 /// task, whose honest kernels differ from the reference by their storage rounding at least.
 bool has_low_precision_input(const std::vector<at::Tensor>& inputs);

@@ -14,13 +14,6 @@
 #include "framework/eval/eval_defaults.h"
 
 namespace rkt {
-namespace {
-
-bool ends_with(const std::string& text, const std::string& tail) {
-  return text.size() >= tail.size() && text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
-}
-
-}  // namespace
 
 std::int64_t eval_cache_limit_bytes() {
   std::int64_t megabytes = eval_defaults::kCacheLimitMegabytes;
@@ -49,14 +42,16 @@ CachePruning prune_library_cache(const std::string& folder, std::int64_t limit_b
   CachePruning result;
   std::vector<Entry> evictable;
   for (const std::string& name : directory_entries(folder)) {
-    const bool library = ends_with(name, ".so"), log = ends_with(name, ".log");
+    const std::size_t dot = name.rfind('.');
+    const std::string extension = dot == std::string::npos ? "" : name.substr(dot);
     // Partial files of a compile in progress (<key>.<pid>.<thread>.partial.*) are not entries.
-    if ((!library && !log) || name.find(".partial") != std::string::npos) continue;
+    const bool entry = extension == ".so" || extension == ".log";
+    if (!entry || name.find(".partial") != std::string::npos) continue;
     struct stat info {};
     const std::string path = folder + "/" + name;
     if (::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) continue;
     result.kept_bytes += info.st_size;
-    const std::string key = name.substr(0, name.rfind('.'));
+    const std::string key = name.substr(0, dot);
     if (in_use.count(key) != 0) continue;
     evictable.push_back({static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1000000000 + info.st_mtim.tv_nsec,
                          path, static_cast<std::int64_t>(info.st_size)});

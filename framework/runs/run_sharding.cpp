@@ -44,5 +44,4 @@ std::vector<const KernelSpec*> selected_kernels(const std::string& kernel_filter
   return kernels;
 }
 
-
 }  // namespace rkt

@@ -184,7 +184,12 @@ std::string escaped_work(const KernelSpec& kernel, const TaskSpec& task) {
   const PreparedCase prepared = prepare_case(kernel, task, inputs);
   const std::string where = kernel.full_id() + ", " + describe_case(inputs);
 
-  const KernelRun run = invoke_kernel(kernel, prepared.device_inputs, prepared.signatures);
+  KernelRun run;
+  try {
+    run = invoke_kernel(kernel, prepared.device_inputs, prepared.signatures);
+  } catch (const OutputsNotFinalAtReturn& not_final) {  // Hashed on the GPU at return (CUDA).
+    throw GateFailure{std::string("escaped work: ") + not_final.what()};
+  }
   const std::vector<at::Tensor> at_return = clones(run.outputs);  // Read through the stream.
   if (kernel.device() == Device::cpu) {
     std::this_thread::sleep_for(std::chrono::milliseconds(kLateWriteWaitMilliseconds));
@@ -212,7 +217,12 @@ std::string escaped_work(const KernelSpec& kernel, const TaskSpec& task) {
     // judges the best of kEscapedWorkTimedCalls calls.
     double device_ms = 0, stream_ms = 0, allowed = 0;
     for (int attempt = 0; attempt < kEscapedWorkTimedCalls; ++attempt) {
-      const KernelRun timed = invoke_kernel(kernel, prepared.device_inputs, prepared.signatures);
+      KernelRun timed;
+      try {
+        timed = invoke_kernel(kernel, prepared.device_inputs, prepared.signatures);
+      } catch (const OutputsNotFinalAtReturn& not_final) {
+        throw GateFailure{std::string("escaped work: ") + not_final.what()};
+      }
       synchronize_kernel_device(kernel);
       // In a worker the synchronisation is timed there: the judge's clock would add the round trip.
       const double device = timed.device_milliseconds >= 0

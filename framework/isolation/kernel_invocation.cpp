@@ -10,6 +10,7 @@
 #include "framework/isolation/redzones.h"
 #include "framework/runtime/device_support.h"
 #include "framework/runtime/kernel_execution.h"
+#include "framework/runtime/outputs_final_at_return.h"
 #include "framework/runtime/torch_bridge.h"
 
 namespace rkt {
@@ -84,6 +85,9 @@ KernelRun invoke_kernel(const KernelSpec& kernel, const std::vector<at::Tensor>&
   arm_redzones(staged);
   arm_redzones(run.outputs);
   ExecutedCall executed = execute_kernel(kernel, staged, run.outputs, stream_scope);
+  const FinalAtReturn final_at_return = check_outputs_final(
+      executed, kernel.returns_tensors() ? executed.returned : run.outputs, stream_scope);
+  throw_if_not_final(kernel.task_id(), final_at_return.failure, final_at_return.changed_output);
   check_redzones(kernel.task_id(), staged, run.outputs);
   return_staged_inputs(inputs, staged);
   if (kernel.returns_tensors()) run.outputs = std::move(executed.returned);
@@ -99,8 +103,17 @@ void return_staged_inputs(const std::vector<at::Tensor>& inputs, const std::vect
   }
 }
 
+void throw_if_not_final(const std::string& task_id, const std::string& failure, int changed_output) {
+  if (failure.empty()) return;
+  if (changed_output < 0) throw OutputsNotFinalAtReturn(failure);
+  const auto index = static_cast<std::size_t>(changed_output);
+  throw OutputsNotFinalAtReturn(
+      replace_output_placeholder(failure, index, task_buffer_name(task_id, false, index)));
+}
+
 std::string describe_call_failure(const std::exception& error) {
   if (dynamic_cast<const OutOfBoundsWrite*>(&error) != nullptr) return error.what();
+  if (dynamic_cast<const OutputsNotFinalAtReturn*>(&error) != nullptr) return error.what();
   return "the kernel threw: " + describe_exception(error);
 }
 

@@ -74,8 +74,19 @@ KernelRun invoke_kernel(const KernelSpec& kernel, const std::vector<at::Tensor>&
 /// that writes its inputs is seen.
 void return_staged_inputs(const std::vector<at::Tensor>& inputs, const std::vector<at::Tensor>& staged);
 
+/// Thrown by a CUDA call whose outputs changed after the kernel returned, or whose device stayed
+/// busy after its stream completed (framework/runtime/outputs_final_at_return.h).
+struct OutputsNotFinalAtReturn : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Throws OutputsNotFinalAtReturn for `failure` (check_outputs_final's), the changed output
+/// named by `task_id`'s output names; does nothing when `failure` is empty.
+void throw_if_not_final(const std::string& task_id, const std::string& failure, int changed_output);
+
 /// How a failed kernel call reads in a case message: "the kernel threw: <what>", or the
-/// harness's own finding for an OutOfBoundsWrite ("out-of-bounds write: ...").
+/// harness's own finding for an OutOfBoundsWrite ("out-of-bounds write: ...") or an
+/// OutputsNotFinalAtReturn ("outputs not final at return: ...").
 std::string describe_call_failure(const std::exception& error);
 
 /// Runs `task`'s reference in float64 on copies of `inputs` made on `device` (index inputs keep

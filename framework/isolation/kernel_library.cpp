@@ -277,6 +277,9 @@ KernelRun invoke_in_worker(const KernelSpec& kernel, const std::vector<at::Tenso
   release_confirmed();
   if (!reply.device_lost) check_redzones(kernel.task_id(), staged, outputs);
   return_staged_inputs(inputs, staged);
+  if (reply.not_final_at_return) {
+    throw_if_not_final(kernel.task_id(), reply.error, reply.not_final_output);
+  }
   if (!reply.ok) throw std::runtime_error(reply.error);
   run.outputs = std::move(outputs);
   run.operators = std::move(reply.operators);

@@ -104,14 +104,6 @@ std::optional<Guarded> lookup(const at::Tensor& tensor, bool rearm = false) {
   return found->second;
 }
 
-std::string buffer_name(const std::string& task_id, bool input, std::size_t index) {
-  if (const TaskSpec* task = find_task(task_id)) {
-    if (input && index < task->inputs().size()) return "input '" + task->inputs()[index].name + "'";
-    if (!input && index < task->output_names().size()) return "output '" + task->output_names()[index] + "'";
-  }
-  return std::string(input ? "input " : "output ") + std::to_string(index);
-}
-
 // The changed bytes of one side, described; empty when none changed.
 std::string changed_side(const Guarded& guarded, int side, const c10::Device& device) {
   const GuardedLayout& layout = guarded.layout;
@@ -254,6 +246,14 @@ void arm_redzones(const std::vector<at::Tensor>& tensors) {
   }
 }
 
+std::string task_buffer_name(const std::string& task_id, bool input, std::size_t index) {
+  if (const TaskSpec* task = find_task(task_id)) {
+    if (input && index < task->inputs().size()) return "input '" + task->inputs()[index].name + "'";
+    if (!input && index < task->output_names().size()) return "output '" + task->output_names()[index] + "'";
+  }
+  return std::string(input ? "input " : "output ") + std::to_string(index);
+}
+
 void check_redzones(const std::string& task_id, const std::vector<at::Tensor>& inputs,
                     const std::vector<at::Tensor>& outputs) {
   for (const auto* group : {&outputs, &inputs}) {
@@ -265,7 +265,7 @@ void check_redzones(const std::string& task_id, const std::vector<at::Tensor>& i
         if (changed.empty()) continue;
         const std::size_t bar = changed.find('|');
         throw OutOfBoundsWrite("out-of-bounds write: the kernel changed " + changed.substr(0, bar) + " " +
-                               buffer_name(task_id, group == &inputs, i) + " " + changed.substr(bar + 1) +
+                               task_buffer_name(task_id, group == &inputs, i) + " " + changed.substr(bar + 1) +
                                "; every buffer has a " + std::to_string(defaults::kRedzoneBytes) +
                                "-byte redzone on each side, armed with a fresh pattern before each call");
       }

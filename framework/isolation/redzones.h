@@ -71,6 +71,10 @@ struct OutOfBoundsWrite : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// How a case message names a task's buffer: "input 'x'", "output 'y'" (by index when the task
+/// is not registered: "output 0").
+std::string task_buffer_name(const std::string& task_id, bool input, std::size_t index);
+
 /// After a call: throws OutOfBoundsWrite describing the first buffer whose redzone changed
 /// ("out-of-bounds write: the kernel changed 4 bytes after the end of output 'y' (bytes +0 to +3
 /// past its last byte)"). Inputs are named by `task_id`'s names when the task is registered.

@@ -180,7 +180,11 @@ Measurement measure_in_worker(const KernelSpec& kernel, const std::vector<Shared
       round_trip_ms = milliseconds_since(sent);
       if (reply.device_lost) discard_worker();
       release_confirmed();
+      if (reply.not_final_at_return) {
+        throw_if_not_final(kernel.task_id(), reply.error, reply.not_final_output);
+      }
       if (!reply.ok) throw std::runtime_error(reply.error);
+      check.l2_persistence_reset = check.l2_persistence_reset || reply.l2_persistence_reset;
       if (reply.samples.size() != request.samples) {
         throw std::runtime_error("the worker returned " + std::to_string(reply.samples.size()) +
                                  " samples for " + std::to_string(request.samples) + " timed calls");

@@ -29,6 +29,8 @@ struct TimingCrossCheck {
   int excused_by_load = 0;           ///< Slow requests that a re-measured empty request explained.
   double loaded_empty_request_ms = 0;  ///< [ms] the largest such re-measurement
   std::string first_violation;
+  /// The kernel set L2 persistence, taken away before each timed sample (the benchmark's note).
+  bool l2_persistence_reset = false;
   /// More than half of the requests broke the rule: the times are not the kernel's.
   bool forged() const {
     return requests >= defaults::kTimingCrossCheckMinRequests && 2 * violations > requests;

@@ -3,6 +3,10 @@
 #include <ATen/Context.h>
 
 #include <chrono>
+#include <future>
+#include <memory>
+#include <stdexcept>
+#include <thread>
 
 #if RKT_WITH_CUDA
 #include <ATen/cuda/CUDAEvent.h>
@@ -99,6 +103,33 @@ void synchronize_device(Device device) {
 #else
   (void)device;
 #endif
+}
+
+bool synchronize_device_within(Device device, double seconds) {
+#if RKT_WITH_CUDA
+  if (device != Device::cuda) return true;
+  // cudaDeviceSynchronize has no time limit of its own: it waits in a thread of its own, which is
+  // left behind (blocked) when the device stays busy; the caller then gives the process up.
+  auto done = std::make_shared<std::promise<cudaError_t>>();
+  std::future<cudaError_t> finished = done->get_future();
+  int current = 0;
+  cudaGetDevice(&current);
+  std::thread([done, current] {
+    cudaSetDevice(current);
+    done->set_value(cudaDeviceSynchronize());
+  }).detach();
+  if (finished.wait_for(std::chrono::duration<double>(seconds)) != std::future_status::ready) {
+    return false;
+  }
+  const cudaError_t status = finished.get();
+  if (status != cudaSuccess) {
+    throw std::runtime_error(std::string("CUDA error: ") + cudaGetErrorString(status));
+  }
+#else
+  (void)device;
+  (void)seconds;
+#endif
+  return true;
 }
 
 std::string lost_cuda_context_error() {

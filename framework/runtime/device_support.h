@@ -43,6 +43,11 @@ class KernelStreamScope {
 /// Waits for all work on the device (every stream); no-op on the CPU.
 void synchronize_device(Device device);
 
+/// Waits for all work on the device at most `seconds`: false when it is still busy then (the
+/// process should be given up: a thread stays blocked in the wait); throws on a CUDA error, as
+/// synchronize_device does. True at once on the CPU.
+bool synchronize_device_within(Device device, double seconds);
+
 /// "" while this process's CUDA context works; after a fault that loses it (an illegal memory
 /// access, a trap: errors no later call can clear), the error's name and text. Call only where
 /// CUDA is in use (it initialises CUDA otherwise).

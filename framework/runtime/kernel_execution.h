@@ -5,6 +5,7 @@
 #include <ATen/core/Tensor.h>
 
 #include <chrono>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -27,6 +28,10 @@ struct ExecutedCall {
   std::chrono::steady_clock::time_point call_start;
   /// Tensor-form kernels: the tensors the kernel returned.
   std::vector<at::Tensor> returned;
+  /// A hash of each output (view form: `outputs`; tensor form: `returned`) taken on the GPU in
+  /// stream order right after the kernel function returned (0 for CPU outputs;
+  /// outputs_final_at_return.h). Compare with check_outputs_final after a device-wide wait.
+  std::vector<std::uint64_t> fingerprints_at_return;
 };
 
 /// Calls `kernel` on `inputs` with `outputs` preallocated (view form; ignored by tensor-form
@@ -35,6 +40,22 @@ struct ExecutedCall {
 /// when this returns. Exceptions from the kernel propagate.
 ExecutedCall execute_kernel(const KernelSpec& kernel, const std::vector<at::Tensor>& inputs,
                             const std::vector<at::Tensor>& outputs, KernelStreamScope& scope);
+
+/// Whether a call's outputs were final at return (outputs_final_at_return.h).
+struct FinalAtReturn {
+  std::string failure;  ///< "" when they were; else why, naming a changed output by placeholder
+  bool device_busy = false;  ///< the device never became idle: the process cannot be trusted again
+  int changed_output = -1;   ///< the first output that changed, or -1
+  /// When the device-wide synchronisation completed (before the second hash).
+  std::chrono::steady_clock::time_point device_idle_at;
+};
+
+/// After `executed`'s stream completed: waits for the whole device (at most
+/// defaults::kDeviceIdleAfterReturnSeconds) and hashes `outputs` (what the caller reads: the
+/// preallocated outputs, or the returned ones) again, against the hashes taken at return. On the
+/// CPU (no hashes) it only notes the time.
+FinalAtReturn check_outputs_final(const ExecutedCall& executed,
+                                  const std::vector<at::Tensor>& outputs, KernelStreamScope& scope);
 
 /// Copies what a tensor-form kernel returned into the preallocated `outputs`, on the current
 /// stream; throws std::runtime_error naming a count, shape or dtype that differs from the task's.

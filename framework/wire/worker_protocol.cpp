@@ -125,6 +125,9 @@ std::string encode(const Reply& reply) {
   out.f64(reply.peak_memory_bytes);
   out.f64(reply.device_milliseconds);
   out.u32(reply.device_lost ? 1 : 0);
+  out.u32(reply.not_final_at_return ? 1 : 0);
+  out.i64(reply.not_final_output);
+  out.u32(reply.l2_persistence_reset ? 1 : 0);
   return out.bytes();
 }
 
@@ -144,6 +147,9 @@ Reply decode_reply(const std::string& bytes) {
   reply.peak_memory_bytes = in.f64();
   reply.device_milliseconds = in.f64();
   reply.device_lost = in.u32() != 0;
+  reply.not_final_at_return = in.u32() != 0;
+  reply.not_final_output = static_cast<std::int32_t>(in.i64());
+  reply.l2_persistence_reset = in.u32() != 0;
   if (!in.at_end()) throw WireError("trailing bytes after a reply");
   return reply;
 }

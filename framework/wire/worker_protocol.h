@@ -21,7 +21,7 @@ namespace rkt::wire {
 /// Bumped whenever a message's layout changes; judge and worker must agree.
 // 2: kernels carry their supported dims; 3: adopt; 4: declared alignment; 5: declared
 // accumulation precision.
-inline constexpr std::uint32_t kProtocolVersion = 5;
+inline constexpr std::uint32_t kProtocolVersion = 6;
 
 enum class RequestKind : std::uint32_t {
   describe = 1,     ///< List the kernels of the loaded library; reply: DescribeReply.
@@ -115,6 +115,14 @@ struct Reply {
   /// The worker's CUDA context is lost (a fault such as an illegal memory access): nothing it
   /// does afterwards can be trusted, so the judge replaces it before the next request.
   bool device_lost = false;
+  /// call or measure on CUDA: the outputs were not final when the kernel returned (error says
+  /// why, naming the output by output_placeholder); the index of the first changed output, -1
+  /// when none changed or the device stayed busy (framework/runtime/outputs_final_at_return.h).
+  bool not_final_at_return = false;
+  std::int32_t not_final_output = -1;
+  /// measure on CUDA: the kernel set L2 persistence (a carve-out or an access policy window),
+  /// which was taken away before each timed sample (framework/runtime/l2_persistence.h).
+  bool l2_persistence_reset = false;
 };
 
 std::string encode(const Request& request);

@@ -6,9 +6,11 @@
 #include <memory>
 
 #include "framework/runtime/cache_flush.h"
+#include "framework/runtime/l2_persistence.h"
 #include "framework/runtime/device_memory.h"
 #include "framework/runtime/device_support.h"
 #include "framework/runtime/kernel_execution.h"
+#include "framework/runtime/outputs_final_at_return.h"
 #include "framework/runtime/torch_bridge.h"
 #include "framework/worker/buffer_mapping.h"
 
@@ -63,6 +65,8 @@ class PreparedCall {
     kernel_.function()(*call_);
     if (kernel_.returns_tensors()) copy_returned_outputs(io_.outputs, outputs_);
   }
+  /// What the caller reads after a call: the preallocated outputs (tensor-form results copied in).
+  const std::vector<at::Tensor>& outputs() const { return outputs_; }
 
  private:
   const KernelSpec& kernel_;
@@ -70,6 +74,17 @@ class PreparedCall {
   detail::TorchKernelIO io_;
   std::unique_ptr<KernelCall> call_;
 };
+
+wire::Reply not_final_reply(const FinalAtReturn& final_at_return) {
+  wire::Reply reply;
+  reply.ok = false;
+  reply.error = final_at_return.failure;
+  reply.not_final_at_return = true;
+  reply.not_final_output = final_at_return.changed_output;
+  // A device that never became idle still runs the kernel's work: this worker is given up.
+  reply.device_lost = final_at_return.device_busy;
+  return reply;
+}
 
 wire::Reply run_call(const KernelSpec& kernel, const Arguments& arguments) {
   wire::Reply reply;
@@ -83,9 +98,10 @@ wire::Reply run_call(const KernelSpec& kernel, const Arguments& arguments) {
     }
   });
   if (kernel.device() == Device::cuda) {
-    synchronize_device(Device::cuda);
+    const FinalAtReturn final_at_return = check_outputs_final(executed, arguments.outputs, scope);
     reply.device_milliseconds = std::chrono::duration<double, std::milli>(
-                                    std::chrono::steady_clock::now() - executed.call_start).count();
+                                    final_at_return.device_idle_at - executed.call_start).count();
+    if (!final_at_return.failure.empty()) return not_final_reply(final_at_return);
   }
   reply.ok = true;
   reply.stream_milliseconds = executed.stream_milliseconds;
@@ -110,13 +126,32 @@ wire::Reply run_measure(const KernelSpec& kernel, const std::vector<Arguments>& 
     (*calls[i % calls.size()])();
     scope.synchronize();
   }
+  // The last timed call's outputs are checked for being final at return (at the benchmark's size,
+  // where deferring work would pay): hashed in stream order behind it, outside its events.
+  ExecutedCall last;
+  OutputFingerprints at_return;
+  const std::vector<at::Tensor>* last_outputs = nullptr;
   for (std::uint32_t s = 0; s < request.samples; ++s) {
     PreparedCall& call = *calls[(request.first_set + s) % calls.size()];
+    // Persistence first, then the flush: reset lines are normal lines, which the flush evicts.
+    if (kernel.device() == Device::cuda && l2_persistence_in_force(scope.stream())) {
+      reset_l2_persistence(scope.stream());
+      reply.l2_persistence_reset = true;
+    }
     if (request.flush_caches) flush_caches(kernel.device());
     scope.mark_start();
     call();
     scope.mark_end();
+    if (kernel.device() == Device::cuda && s + 1 == request.samples) {
+      last_outputs = &call.outputs();
+      at_return.enqueue(*last_outputs, scope.stream());
+    }
     reply.samples.push_back(scope.elapsed_milliseconds());
+  }
+  if (last_outputs != nullptr) {
+    last.fingerprints_at_return = at_return.read(scope.stream());
+    const FinalAtReturn final_at_return = check_outputs_final(last, *last_outputs, scope);
+    if (!final_at_return.failure.empty()) return not_final_reply(final_at_return);
   }
   reply.ok = true;
   return reply;
@@ -149,6 +184,7 @@ void prepare_devices(const std::vector<KernelSpec*>& kernels) {
     KernelStreamScope scope(Device::cuda);
     flush_caches(Device::cuda);
     at::empty({1}, at::TensorOptions().device(at::kCUDA)).fill_(0);
+    prepare_output_fingerprints();
 #if RKT_WITH_CUDA
     // The default memory pool (cudaMallocAsync, which kernels use for scratch) is set up on its
     // first use: here, before the sandbox closes the file system.

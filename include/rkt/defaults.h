@@ -99,6 +99,11 @@ inline constexpr int kBenchmarkProcessTimeoutSeconds = 900;  // [s]
 /// fresh worker runs the next one. Shorter than the process timeout, so the judge says which
 /// kernel hung rather than being killed itself.
 inline constexpr int kWorkerReplyTimeoutSeconds = 120;  // [s]
+/// After a CUDA call's own stream has completed, the whole device must be idle within this long:
+/// work still running then (a persistent kernel, a side stream left spinning) is work the call
+/// left behind; the case fails naming it and the worker is replaced, instead of the device-wide
+/// synchronisation waiting for the reply timeout (framework/runtime/outputs_final_at_return.h).
+inline constexpr double kDeviceIdleAfterReturnSeconds = 5;  // [s]
 /// A worker's start: loading LibTorch, the kernel library and a CUDA context.
 inline constexpr int kWorkerStartupTimeoutSeconds = 120;  // [s]
 /// A worker lent by the main job is loaded already: one that has not answered its new judge

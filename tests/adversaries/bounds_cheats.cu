@@ -1,6 +1,7 @@
 // CUDA kernels that give the right answer on today's GPUs while breaking memory or
 // synchronisation rules (issue 19). Each must be caught on the H200: writes outside a buffer by
-// the redzones (relu/fault_one_past_end, in cuda_faults.cu), undeclared float4 loads by the
+// the redzones (relu/fault_one_past_end, in cuda_faults.cu), reads past the end by memcheck at
+// the sanitizer cases' ragged dims (odd numel: relu/cuda_float4_tail_overread), undeclared float4 loads by the
 // misaligned_pointers case, the others by a sanitizer case (tests/unit/gpu_bounds_test.cpp, run
 // by tools/gpu/run.sh). The honest controls (declared alignment, own scratch) must pass every case.
 #include <cuda_runtime.h>
@@ -105,6 +106,21 @@ __global__ void relu_float4(const float* x, float* y, long long n) {
   if (tail < n) y[tail] = relu(x[tail]);
 }
 
+// The commonest real tail bug: the vector count is rounded up, so whenever numel % 4 != 0 the
+// last vector's load reads up to 12 bytes past the end of x. Only in-bounds elements are
+// written, so the output is right; at numel 11100 (B=37 N=300) it reads nothing outside at all.
+__global__ void relu_float4_rounds_up(const float* x, float* y, long long n) {
+  const long long vectors = (n + 3) / 4;
+  for (long long v = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; v < vectors;
+       v += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const float4 a = reinterpret_cast<const float4*>(x)[v];
+    const float lanes[4] = {a.x, a.y, a.z, a.w};
+    for (int lane = 0; lane < 4; ++lane) {
+      if (v * 4 + lane < n) y[v * 4 + lane] = relu(lanes[lane]);
+    }
+  }
+}
+
 // Scratch of its own, fully written before it is read.
 __global__ void fill_scratch(const float* x, float* scratch, long long n) {
   const long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x;
@@ -148,6 +164,13 @@ void float4_loads_checked(rkt::KernelCall& call) {
   float4_loads(call);
 }
 
+void float4_loads_rounded_up(rkt::KernelCall& call) {
+  const long long n = call.input(0).numel();
+  relu_float4_rounds_up<<<1024, kThreads, 0, stream_of(call)>>>(
+      call.input(0).data_as<const float>(), call.output(0).data_as<float>(), n);
+  RKT_CUDA_CHECK_LAUNCH();
+}
+
 void own_scratch(rkt::KernelCall& call) {
   const long long n = call.input(0).numel();
   float* scratch = nullptr;
@@ -180,3 +203,6 @@ ROBUST_KERNEL_TEST(relu, cuda_float4_declared, float4_loads_checked)
     .requires_alignment(16)
     .describe("float4 loads and stores, 16-byte alignment declared and checked (honest)");
 ROBUST_KERNEL_TEST(relu, cuda_own_scratch, own_scratch).describe("scratch memory of its own, written before read (honest)");
+ROBUST_KERNEL_TEST(relu, cuda_float4_tail_overread, float4_loads_rounded_up)
+    .requires_alignment(16)
+    .describe("float4 loads with the vector count rounded up: reads up to 12 bytes past x (memcheck)");

@@ -90,6 +90,44 @@ TEST(EscapedWorkGate, CatchesWorkLaunchedOnAnotherStream) {
               HasSubstr("escaped work"));
 }
 
+// Outputs final at return runs on every CUDA case, so the plain correctness case catches each
+// form of late work; at relu's CUDA correctness size (8192 x 8192) the side work takes ~0.1 ms.
+TEST(OutputsFinalAtReturn, CatchesWorkJoinedOnlyAtTheNextCall) {
+  if (!device_available(Device::cuda)) GTEST_SKIP() << device_unavailable_reason(Device::cuda);
+  const auto cases = run_adversary_cases("relu/late_join_next_call.correctness_x1");
+  expect_case_status(cases, "relu/late_join_next_call.correctness_x1", "failed");
+  EXPECT_THAT(case_message(cases, "relu/late_join_next_call.correctness_x1"),
+              HasSubstr("outputs not final at return: output 'y' changed after the kernel "
+                        "returned"));
+}
+
+TEST(OutputsFinalAtReturn, CatchesWorkBehindAHostFunction) {
+  if (!device_available(Device::cuda)) GTEST_SKIP() << device_unavailable_reason(Device::cuda);
+  const auto cases = run_adversary_cases("relu/late_host_function.correctness_x1");
+  expect_case_status(cases, "relu/late_host_function.correctness_x1", "failed");
+  EXPECT_THAT(case_message(cases, "relu/late_host_function.correctness_x1"),
+              HasSubstr("outputs not final at return: output 'y' changed after the kernel "
+                        "returned"));
+}
+
+TEST(OutputsFinalAtReturn, CatchesAPersistentKernelStillRunning) {
+  if (!device_available(Device::cuda)) GTEST_SKIP() << device_unavailable_reason(Device::cuda);
+  const auto cases = run_adversary_cases("relu/late_persistent_server.correctness_x1");
+  expect_case_status(cases, "relu/late_persistent_server.correctness_x1", "failed");
+  EXPECT_THAT(case_message(cases, "relu/late_persistent_server.correctness_x1"),
+              HasSubstr("outputs not final at return"));
+}
+
+TEST(OutputsFinalAtReturn, PassesAKernelThatJoinsItsStreamsBeforeReturning) {
+  if (!device_available(Device::cuda)) GTEST_SKIP() << device_unavailable_reason(Device::cuda);
+  const auto cases = run_adversary_cases("relu/two_streams_joined.*");
+  for (const char* name :
+       {"relu/two_streams_joined.correctness_x1", "relu/two_streams_joined.correctness_negated",
+        "relu/two_streams_joined.integrity_escaped_work", "relu/two_streams_joined.integrity_replay"}) {
+    expect_case_status(cases, name, "passed");
+  }
+}
+
 TEST(DeterminismGate, CatchesDisagreeingCalls) {
   const auto cases = run_adversary_cases("relu/cheat_racy.integrity_determinism");
   expect_case_status(cases, "relu/cheat_racy.integrity_determinism", "failed");

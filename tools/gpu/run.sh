@@ -15,6 +15,8 @@
 #   RKT_SPEED_EXCLUDE, extended regexes over the ids, choose them), "edit" an edit-rebuild-
 #   test loop on softmax.cu, "selftest_gpu" the unit tests that need the GPU;
 #   "bounds" the CUDA bounds adversaries (issue 19) and the sanitizer cases' cost per kernel;
+#   "exploits" issue 28's GPU adversaries (late work, reads past the end at ragged dims, L2
+#   persistence), the outputs-final check's cost, and initcheck on an honest kernel, watched;
 #   "eval" issue 21's targets: one CUDA file through `rkt eval` cold and cached, then a batch of
 #   RKT_EVAL_BATCH_COUNT (default 50) generated relu kernels, a third wrong or cheating
 #   (tools/eval_batch/eval_batch.sh: timed from a cold cache, compared with the same files as a suite);
@@ -146,6 +148,110 @@ if [[ " $steps " == *" edit "* ]]; then
   "$build/bin/rkt" test --kernel softmax/cuda >"$out/edit_test.log" 2>&1
   echo "edit softmax.cu: rebuild $rebuilt s, rebuild + all its cases (exit $?)" \
     "$(python3 -c "import time; print(round(time.time() - $start, 2))") s"
+fi
+if [[ " $steps " == *" exploits "* ]]; then
+  # Issue 28 on the GPU, each part within its own timeout, its table printed as it ends:
+  # late work (outputs final at return), reads past the end at ragged dims (memcheck), L2
+  # persistence (the adversary's benchmark against its twin, and the standalone gain without
+  # the reset), the check's cost, and initcheck on an honest kernel with the worker watched.
+  case_table() {
+    python3 - "$1" <<'PY'
+import json, sys
+try:
+    cases = json.load(open(sys.argv[1]))["cases"]
+except Exception as error:
+    sys.exit(f"no JSON: {error}")
+for case in cases:
+    print(f'{case["name"]:<62} {case["status"]:<8} {case.get("milliseconds", 0):>7.0f} ms  {case["message"][:300]!r}')
+PY
+  }
+  # RKT_EXPLOITS_PARTS chooses the parts (default all), to split them over calls of a lease.
+  parts=" ${RKT_EXPLOITS_PARTS:-late ragged l2check cost l2run initcheck} "
+  mkdir -p "$out/exploits"
+  if [[ "$parts" == *" late "* ]]; then
+    start=$(date +%s)
+    timeout 120 "$build/bin/rkt_adversaries" test --timeout 30 --json \
+      --filter 'relu/late_*.correctness_x1:relu/two_streams_joined.*' \
+      >"$out/exploits/late.json" 2>"$out/exploits/late.log"
+    echo "late work: exit $?, $(($(date +%s) - start)) s"
+    case_table "$out/exploits/late.json"
+  fi
+  if [[ "$parts" == *" ragged "* ]]; then
+    start=$(date +%s)
+    timeout 120 "$build/bin/rkt_adversaries" test --timeout 40 --json \
+      --filter 'relu/cuda_float4_tail_overread.sanitizer_*:relu/cuda_float4_tail_overread.correctness_x1:relu/cuda_float4_declared.sanitizer_memcheck:relu/cuda_reads_past_end.sanitizer_memcheck' \
+      >"$out/exploits/ragged.json" 2>"$out/exploits/ragged.log"
+    echo "ragged memcheck: exit $?, $(($(date +%s) - start)) s"
+    case_table "$out/exploits/ragged.json"
+  fi
+  if [[ "$parts" == *" l2check "* ]]; then
+    nvcc -std=c++17 -arch=sm_90 -O3 -o /tmp/l2_check tests/kernel_gpu_check/l2_persistence_check.cu \
+      >"$out/exploits/l2_build.log" 2>&1 && timeout 60 /tmp/l2_check 2>&1 | tee "$out/exploits/l2_check.txt"
+  fi
+  if [[ "$parts" == *" cost "* ]]; then
+    nvcc -std=c++17 -arch=sm_90 -O3 -I. -o /tmp/fingerprint_cost tests/kernel_gpu_check/fingerprint_cost.cu \
+      framework/runtime/output_fingerprint_kernel.cu >"$out/exploits/fp_build.log" 2>&1 &&
+      timeout 60 /tmp/fingerprint_cost 2>&1 | tee "$out/exploits/fingerprint_cost.txt"
+  fi
+  if [[ "$parts" == *" l2run "* ]]; then
+    start=$(date +%s)
+    timeout 200 "$build/bin/rkt_adversaries" run --kernel relu_l2_resident/ --timeout 30 \
+      --out "$out/exploits/l2_run" >"$out/exploits/l2_run.log" 2>&1
+    echo "L2 persistence run: exit $?, $(($(date +%s) - start)) s"
+    python3 - "$out/exploits/l2_run/results.json" <<'PY'
+import json, sys
+try:
+    results = json.load(open(sys.argv[1]))
+except Exception as error:
+    sys.exit(f"no results.json: {error}")
+for kernel in results.get("kernels", []):
+    bench = kernel.get("benchmark") or {}
+    print(kernel.get("task"), kernel.get("kernel"), kernel.get("verdict"), json.dumps(bench)[:900])
+PY
+    tail -n 5 "$out/exploits/l2_run.log"
+  fi
+  if [[ "$parts" == *" hangdiag "* ]]; then
+    # A case that hangs, watched from outside: the process tree, each rkt process's threads'
+    # stacks (gdb or cuda-gdb, when present) and the sanitizer's log, 15 s into the case.
+    mkdir -p "$out/exploits/hangdiag"
+    debugger="$(command -v gdb || command -v cuda-gdb || echo /usr/local/cuda/bin/cuda-gdb)"
+    for filter in relu/late_persistent_server.correctness_x1 relu/cuda_reads_past_end.sanitizer_memcheck; do
+      name="${filter//\//_}"
+      ( sleep 15
+        ps -eo pid,ppid,user,stat,wchan:30,etime,args | grep -E "rkt|sanitizer|TreeLauncher" | grep -v grep
+        for log in /tmp/rkt-sanitizer-*/log.txt; do [ -f "$log" ] && { echo "== $log"; head -c 4000 "$log"; }; done
+        for pid in $(pgrep -f "rkt-worker|rkt_adversaries"); do
+          echo "== stacks of $pid: $(tr '\0' ' ' </proc/$pid/cmdline | head -c 200)"
+          [ -x "$debugger" ] && timeout 20 "$debugger" -p "$pid" -batch -ex "thread apply all bt 12" 2>&1 | grep -E "^#|^Thread" | head -n 80
+        done ) >"$out/exploits/hangdiag/$name.txt" 2>&1 &
+      timeout 45 "$build/bin/rkt_adversaries" test --timeout 30 --json --filter "$filter" \
+        >"$out/exploits/hangdiag/$name.json" 2>"$out/exploits/hangdiag/$name.log"
+      echo "hangdiag $filter: exit $?"
+      case_table "$out/exploits/hangdiag/$name.json"
+      wait
+      head -c 3000 "$out/exploits/hangdiag/$name.txt"
+    done
+  fi
+  if [[ "$parts" == *" initcheck "* ]]; then
+    start=$(date +%s)
+    mkdir -p "$out/exploits/initcheck"
+    for chroot in 0 1; do
+      ( sleep 25; ps -eo pid,ppid,user,stat,wchan:30,etime,args | grep -E "sanitizer|rkt-worker|TreeLauncher" | grep -v grep \
+          >"$out/exploits/initcheck/ps_nochroot$chroot.txt"
+        for pid in $(pgrep -f rkt-worker); do echo "== $pid"; cat /proc/$pid/stack 2>/dev/null | head -n 12;
+          ls /proc/$pid/task | head -n 40 | while read -r t; do echo "$t $(cat /proc/$pid/task/$t/wchan 2>/dev/null) $(cat /proc/$pid/task/$t/comm)"; done; done \
+          >>"$out/exploits/initcheck/ps_nochroot$chroot.txt" 2>&1 ) &
+      RKT_SANITIZER_INITCHECK=1 RKT_SANITIZER_NO_CHROOT=$chroot RKT_SANITIZER_LOG_DIR="$out/exploits/initcheck" \
+        timeout 80 "$build/bin/rkt_adversaries" test --timeout 60 --json \
+        --filter 'relu/cuda_own_scratch.sanitizer_initcheck:relu/cuda_reads_uninitialised.sanitizer_initcheck' \
+        >"$out/exploits/initcheck/cases_nochroot$chroot.json" 2>"$out/exploits/initcheck/cases_nochroot$chroot.log"
+      echo "initcheck (RKT_SANITIZER_NO_CHROOT=$chroot): exit $?, $(($(date +%s) - start)) s"
+      case_table "$out/exploits/initcheck/cases_nochroot$chroot.json"
+      wait
+    done
+    tail -n 5 "$out"/exploits/initcheck/*.log 2>/dev/null | head -n 60
+  fi
+  tar -czf "$out/exploits.tgz" -C "$out" exploits && rm -rf "$out/exploits"
 fi
 if [[ " $steps " == *" bounds "* ]]; then
   # Issue 19 on the GPU: every CUDA bounds adversary caught by its case, the controls passing

@@ -1,0 +1,59 @@
+// Outputs final at return. A kernel's outputs must be complete, in the order of its stream, when
+// its function returns: a caller reads them on that stream next. Work left on another stream, in
+// a host callback, in a graph launched elsewhere or in a kernel still running would race with
+// that reader (the 2026 GPU MODE nvfp4 group-GEMM exploit: calls returned while one merged
+// kernel was still writing). So each CUDA call's outputs are hashed on the GPU in stream order
+// right after the kernel returns, before any host synchronisation, and again after a
+// device-wide synchronisation; any difference fails the case (docs/threat_model.md).
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rkt {
+
+/// Hashes of a call's outputs taken on the GPU in stream order. CPU tensors get none (0).
+class OutputFingerprints {
+ public:
+  /// Queues on `cuda_stream` one hash per CUDA tensor of `outputs`: it sees what the stream's
+  /// earlier work wrote and nothing queued after it. Waits for nothing. Throws when more than
+  /// kMaxOutputs tensors are given or a launch fails.
+  void enqueue(const std::vector<at::Tensor>& outputs, void* cuda_stream);
+  /// Waits for `cuda_stream` and returns the hashes queued by the last enqueue, one per output.
+  std::vector<std::uint64_t> read(void* cuda_stream);
+
+  static constexpr std::size_t kMaxOutputs = 64;  // [tensors] a task's outputs, at most
+
+ private:
+  std::vector<bool> on_cuda_;
+};
+
+/// Allocates the hash slots (device memory and a pinned host copy) now: a worker calls it before
+/// entering its sandbox, where pinned allocations may be refused. Needs a CUDA device.
+void prepare_output_fingerprints();
+
+/// The first output of a call that changed after it returned.
+struct OutputChange {
+  int output = -1;      ///< its index; -1: none changed
+  std::string message;  ///< names it as output_placeholder(output) does, and both hashes
+};
+
+/// Compares `at_return` with the outputs' hashes now. Call after a device-wide synchronisation.
+OutputChange outputs_changed_after_return(const std::vector<at::Tensor>& outputs,
+                                          const std::vector<std::uint64_t>& at_return,
+                                          void* cuda_stream);
+
+/// The message for a device still busy `seconds` after the call's stream completed.
+std::string device_busy_after_return_message(double seconds);
+
+/// How a worker's message names an output ("output #<index>"): the worker knows no task, so the
+/// judge puts the task's name for it with replace_output_placeholder.
+std::string output_placeholder(std::size_t index);
+/// `message` with output_placeholder(index) replaced by `name` (e.g. "output 'y'").
+std::string replace_output_placeholder(std::string message, std::size_t index,
+                                       const std::string& name);
+
+}  // namespace rkt

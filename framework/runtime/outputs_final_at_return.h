@@ -31,8 +31,9 @@ class OutputFingerprints {
   std::vector<bool> on_cuda_;
 };
 
-/// Allocates the hash slots (device memory and a pinned host copy) now: a worker calls it before
-/// entering its sandbox, where pinned allocations may be refused. Needs a CUDA device.
+/// Allocates the hash slots (device memory and a pinned host copy) and loads the hash kernel now:
+/// a worker calls it before entering its sandbox, where pinned allocations may be refused, and
+/// before its first call, whose hash at return must not wait for a module to load.
 void prepare_output_fingerprints();
 
 /// The first output of a call that changed after it returned.

@@ -86,19 +86,34 @@ wire::Reply not_final_reply(const FinalAtReturn& final_at_return) {
   return reply;
 }
 
+// Thrown out of the peak-memory measurement when the device stays busy after a call: the
+// measurement's closing device synchronisation would wait for ever (a persistent kernel).
+struct DeviceBusyAfterReturn {
+  FinalAtReturn verdict;
+};
+
 wire::Reply run_call(const KernelSpec& kernel, const Arguments& arguments) {
   wire::Reply reply;
   KernelStreamScope scope(kernel.device());
   ExecutedCall executed;
-  reply.peak_memory_bytes = peak_bytes_added(kernel.device(), [&] {
-    executed = execute_kernel(kernel, arguments.inputs, arguments.outputs, scope);
-    if (kernel.returns_tensors()) {
-      copy_returned_outputs(executed.returned, arguments.outputs);
-      scope.synchronize();
-    }
-  });
+  FinalAtReturn final_at_return;
+  try {
+    reply.peak_memory_bytes = peak_bytes_added(kernel.device(), [&] {
+      executed = execute_kernel(kernel, arguments.inputs, arguments.outputs, scope);
+      if (kernel.returns_tensors()) {
+        copy_returned_outputs(executed.returned, arguments.outputs);
+        scope.synchronize();
+      }
+      // Before the measurement synchronises the device: that waits for whatever still runs.
+      if (kernel.device() == Device::cuda) {
+        final_at_return = check_outputs_final(executed, arguments.outputs, scope);
+        if (final_at_return.device_busy) throw DeviceBusyAfterReturn{final_at_return};
+      }
+    });
+  } catch (const DeviceBusyAfterReturn& busy) {
+    return not_final_reply(busy.verdict);
+  }
   if (kernel.device() == Device::cuda) {
-    const FinalAtReturn final_at_return = check_outputs_final(executed, arguments.outputs, scope);
     reply.device_milliseconds = std::chrono::duration<double, std::milli>(
                                     final_at_return.device_idle_at - executed.call_start).count();
     if (!final_at_return.failure.empty()) return not_final_reply(final_at_return);

@@ -70,6 +70,7 @@ std::string log_tail(const std::string& log, std::size_t count) {
 // A child judge that refused the library (exit 2): the registry's validation, the --kernel
 // selection or the worker's load, told apart by what it said.
 std::string refusal_status(const std::string& errors) {
+  if (errors.find("declaration refused: ") != std::string::npos) return "declaration_refused";
   if (errors.find("registered twice") != std::string::npos) return "duplicate_kernel";
   if (errors.find("unknown task") != std::string::npos) return "unknown_task";
   if (errors.find("--kernel") != std::string::npos) return "not_of_task";
@@ -109,10 +110,12 @@ FileOutcome judge_library(const EvalOptions& options, const CompiledSource& sour
   failed.file = source.source;
   failed.library_hash = source.key;
   failed.library = source.library;
+  failed.declarations_allowed = options.allow_declarations;
   const std::string folder = directory + "/libraries/" + source.key;
   make_directories(folder);
   ChildCommand command;
   command.argv = {options.judge, "run", "--out", folder, "--replace"};
+  if (!options.allow_declarations) command.argv.push_back("--refuse-declarations");
   if (options.case_timeout_seconds > 0) {
     command.argv.insert(command.argv.end(), {"--timeout", std::to_string(options.case_timeout_seconds)});
   }
@@ -211,11 +214,18 @@ std::map<std::string, std::vector<EvalRecord>> earlier_records(const std::string
 // An earlier call's records of `source`, with its kernels read back from its child's run
 // folder; empty when it was not judged to the end (then it is judged again).
 std::vector<EvalRecord> resumed_records(const std::vector<EvalRecord>& earlier,
-                                        const CompiledSource& source, const std::string& directory) {
+                                        const CompiledSource& source, const std::string& directory,
+                                        bool allow_declarations) {
   std::vector<EvalRecord> records;
-  // A judge that ran out of time is tried again (perhaps with a larger --file-timeout).
+  // Judged under --allow-declarations, and now without: judged again, so that it is refused.
+  const bool allowed_then = std::any_of(earlier.begin(), earlier.end(), [](const EvalRecord& record) {
+    return record.declarations_allowed;
+  });
+  if (allowed_then && !allow_declarations) return records;
+  // A judge that ran out of time is tried again (perhaps with a larger --file-timeout), and so is
+  // a refused declaration (perhaps now with --allow-declarations; a refusal costs no case).
   const bool timed_out = std::any_of(earlier.begin(), earlier.end(), [](const EvalRecord& record) {
-    return record.status == "judge_timeout";
+    return record.status == "judge_timeout" || record.status == "declaration_refused";
   });
   if (timed_out) return records;
   const bool judged = std::any_of(earlier.begin(), earlier.end(),
@@ -241,6 +251,7 @@ std::vector<EvalRecord> resumed_records(const std::vector<EvalRecord>& earlier,
     record.library_hash = source.key;
     record.library = source.library;
     record.status = "judged";
+    record.declarations_allowed = allowed_then;
     record.has_kernel = true;
     record.kernel = kernel;
     records.push_back(record);
@@ -447,7 +458,7 @@ int run_eval_job(const EvalOptions& options) {
     const CompiledSource& source = compiled[i];
     bad_input = bad_input || source.bad_input();
     if (!source.key.empty() && earlier.count(source.key) != 0) {
-      std::vector<EvalRecord> resumed = resumed_records(earlier.at(source.key), source, directory);
+      std::vector<EvalRecord> resumed = resumed_records(earlier.at(source.key), source, directory, options.allow_declarations);
       if (!resumed.empty()) {
         finish(i, std::move(resumed), true);
         continue;

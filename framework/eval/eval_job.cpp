@@ -24,6 +24,7 @@
 #include "framework/eval/visible_gpus.h"
 #include "framework/inputs/seeding.h"
 #include "framework/isolation/kernel_library.h"
+#include "framework/registry/declaration_policy.h"
 #include "framework/runs/run_folder.h"
 
 namespace rkt {
@@ -125,6 +126,10 @@ FileOutcome judge_library(const EvalOptions& options, const CompiledSource& sour
   }
   if (!options.task.empty()) command.argv.insert(command.argv.end(), {"--kernel", options.task + "/"});
   command.environment[kKernelLibraryVariable] = source.library;
+  // Its compiler ran in the source's folder: a refused declaration's line is read from there.
+  const std::size_t slash = source.source.rfind('/');
+  command.environment[kKernelSourceFolderVariable] =
+      slash == std::string::npos ? "." : slash == 0 ? "/" : source.source.substr(0, slash);
   command.environment["RKT_SEED"] = std::to_string(base_seed());
   if (!gpu.empty()) command.environment["CUDA_VISIBLE_DEVICES"] = gpu;
   command.output_file = folder + "/judge.log";

@@ -1,5 +1,6 @@
 #include "framework/registry/declaration_policy.h"
 
+#include <cstdlib>
 #include <fstream>
 
 #include "rkt/precision.h"
@@ -12,7 +13,12 @@ namespace {
 // the source cannot be read or does not say it there.
 std::string declaration_place(const KernelSpec& kernel, const std::string& method,
                               const std::string& argument) {
-  std::ifstream source(kernel.file());
+  std::string path = kernel.file();
+  const char* folder = std::getenv(kKernelSourceFolderVariable);
+  if (folder != nullptr && *folder != '\0' && !path.empty() && path[0] != '/') {
+    path = std::string(folder) + "/" + path;
+  }
+  std::ifstream source(path);
   int number = 0;
   for (std::string line; std::getline(source, line);) {
     if (++number < kernel.line()) continue;

@@ -19,6 +19,11 @@
 
 namespace rkt {
 
+/// The environment variable naming the folder a kernel's relative source path (KernelSpec::file,
+/// its __FILE__) is read from to find a declaration's line: rkt eval compiles each file in its
+/// own folder, so its child judges are given that folder here. Unset: the judge's own folder.
+inline constexpr const char* kKernelSourceFolderVariable = "RKT_KERNEL_SOURCE_FOLDER";
+
 /// Whether `restriction` excludes a size of `task`'s domain for its dim (a dim without a domain:
 /// its test sizes). "N >= 1" or "N <= 16384" on a domain [1, 16384] narrows nothing.
 bool narrows_domain(const DimRestriction& restriction, const TaskSpec& task);

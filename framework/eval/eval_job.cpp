@@ -139,13 +139,19 @@ FileOutcome judge_library(const EvalOptions& options, const CompiledSource& sour
   const std::string log = file_exists(command.output_file) ? read_whole_file(command.output_file) : "";
   const std::string results = folder + "/results.json";
   if (judged.timed_out) {
-    // The kernels the judge finished keep their records (results.json is rewritten after each
-    // kernel); the file gets one more, failed, for the time limit.
+    // The kernels the judge finished keep their records, and so do the finished cases of the one
+    // it was judging (results.json is rewritten after each case: that kernel fails, its record
+    // saying it was stopped); the file gets one more, failed, for the time limit.
     std::vector<std::string> finished;
     if (file_exists(results)) {
       try {
         outcome.records = judged_records(read_run_results(results), options.task, failed);
-        for (const EvalRecord& record : outcome.records) finished.push_back(record.kernel.full_id());
+        for (const EvalRecord& record : outcome.records) {
+          const std::vector<std::string>& problems = record.kernel.cases.problems;
+          if (std::find(problems.begin(), problems.end(), kCasesStillRunningProblem) == problems.end()) {
+            finished.push_back(record.kernel.full_id());
+          }
+        }
       } catch (const std::invalid_argument&) {
         // Cut short as it was written: nothing of it is kept.
       }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # A case killed as hung records the inputs it hung on: dims, scale, seed and a `reproduce` that,
 # pasted, runs the same case on the same inputs (and hangs again); its message and its JUnit
-# failure name them too. A hidden case that hangs keeps its inputs secret.
+# failure name them too. A hidden case that hangs keeps its inputs secret. After its first hung
+# case a kernel's other cases are not run (recorded as skipped, "not run: <case> hung after N s"),
+# so a kernel that hangs everywhere ends in well under its case count times the timeout.
 # Usage: hung_case_test.sh SUITE PYTHON   (SUITE: a suite with the adversaries)
 set -euo pipefail
 suite="$1"
@@ -23,6 +25,9 @@ import json, sys, xml.etree.ElementTree as ET
 run = json.load(open(sys.argv[1]))
 cases = {c["case"]: c for c in run["cases"]}
 assert set(cases) == {"correctness_x3", "property_shapes"}, list(cases)
+# Fail fast: the first case hung, the second was not run, and says why.
+not_run = cases.pop("property_shapes")
+assert not_run["status"] == "skipped" and not_run["message"] == "not run: correctness_x3 hung after 3 s", not_run
 for name, case in cases.items():
     assert case["status"] == "crashed" and "hang" in case["message"], case
     assert case.get("dims"), f"{name}: no dims"
@@ -34,6 +39,9 @@ for name, case in cases.items():
     assert case["reproduce"].endswith(f" test --filter '{case['name']}'"), case["reproduce"]
 assert cases["correctness_x3"]["scale"] == 3, cases["correctness_x3"]
 for case in ET.parse(sys.argv[2]).getroot().iter("testcase"):
+    if case.get("name") == "property_shapes":
+        assert case.find("skipped") is not None, ET.tostring(case)
+        continue
     failure = case.find("failure")
     assert failure is not None and failure.get("type") == "crashed", ET.tostring(case)
     assert f"replay: RKT_SEED={run['seed']} " in failure.text, failure.text
@@ -58,6 +66,29 @@ assert cases[0]["status"] == "crashed", cases[0]
 assert cases[0]["dims"] == json.loads(sys.argv[2]) and cases[0]["seed"] == int(sys.argv[3]), cases[0]
 PY
 cd ..
+checked=$((checked + 1))
+
+# Every case of the hanging kernel: one waits out its timeout, the others are not run, so the
+# whole kernel ends in well under (its case count) x (the timeout).
+start=$(date +%s)
+set +e
+"$suite" test --kernel "$kernel" --timeout 3 --json > all.json 2> all.err
+code=$?
+set -e
+elapsed=$(($(date +%s) - start))
+[ "$code" = 1 ] || { cat all.err; fail "the hanging kernel's full run exited $code, expected 1"; }
+"$python" - all.json "$elapsed" <<'PY' || { cat all.json; fail "a hanging kernel did not fail fast"; }
+import json, sys
+cases = json.load(open(sys.argv[1]))["cases"]
+elapsed = int(sys.argv[2])
+hung = [c for c in cases if c["status"] == "crashed"]
+assert len(hung) == 1 and "hang" in hung[0]["message"], hung
+rest = [c for c in cases if c is not hung[0]]
+assert len(rest) >= 10, len(rest)
+assert all(c["status"] == "skipped" and c["message"] == f"not run: {hung[0]['case']} hung after 3 s" for c in rest), rest
+assert elapsed < len(cases) * 3 / 2, f"{len(cases)} cases took {elapsed} s at a 3 s timeout"
+print(f"{len(cases)} cases in {elapsed} s: 1 hung, {len(rest)} not run")
+PY
 checked=$((checked + 1))
 
 # A hidden case that hangs: no dims, no seed, nothing in the message.

@@ -13,6 +13,7 @@
 #include "framework/comparison/derived_tolerance.h"
 #include "framework/comparison/output_comparison.h"
 #include "framework/comparison/precision_emulation.h"
+#include "framework/dims/kernel_domain.h"
 #include "framework/inputs/seeding.h"
 #include "framework/runtime/torch_bridge.h"
 
@@ -74,7 +75,9 @@ CaseOutcome run_relation_case(const KernelSpec& kernel, const TaskSpec& task,
                               const MetamorphicRelation& relation) {
   if (auto skipped = skip_if_device_missing(kernel)) return *skipped;
   CaseInputs inputs;
-  inputs.dims = task.test_dims(kernel.device());
+  // The test dims lie inside the declared domain (registration refuses a kernel otherwise);
+  // dims_inside_domain keeps it so should a relation ever run elsewhere.
+  inputs.dims = dims_inside_domain(task.test_dims(kernel.device()), task, kernel.supported_dims());
   inputs.distribution = "relation " + relation.name;
   inputs.seed = case_seed(task.id() + "/relation_" + relation.name);
   const std::string where = kernel.full_id() + ", " + describe_case(inputs) + ", " + relation.statement;

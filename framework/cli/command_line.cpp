@@ -23,6 +23,7 @@
 #include "framework/eval/eval_defaults.h"
 #include "framework/inputs/hidden_inputs.h"
 #include "framework/inputs/seeding.h"
+#include "framework/registry/declaration_policy.h"
 #include "framework/registry/registry_validation.h"
 #include "framework/runs/baseline_table.h"
 #include "framework/runs/main_job.h"
@@ -59,12 +60,15 @@ Usage:
                                     DIR/<program>.xml); each ctest entry writes
                                     <build>/junit/<test name>.xml (docs/ci.md)
   rkt run [--out DIR] [--kernel ID] [--timeout SECONDS] [--benchmark-timeout SECONDS]
-          [--shard I/N] [--replace]
+          [--shard I/N] [--replace] [--refuse-declarations]
                                     the main job: every kernel's cases, then a benchmark of
                                     each kernel that passed them against its task's baselines;
                                     writes DIR/results.json, report.md, report.html
                                     (default DIR: runs/<UTC time>); exit 1 when a kernel fails;
-                                    a DIR holding a run is refused (exit 2) unless --replace
+                                    a DIR holding a run is refused (exit 2) unless --replace;
+                                    --refuse-declarations: exit 2 naming each waive_gate,
+                                    allow_operators or domain-narrowing supports* line of a
+                                    selected kernel (what rkt eval's judges run with)
   rkt compare BASE NEW [--tolerance PERCENT] [--absolute]
                                     the merge gate: BASE and NEW are results.json files or run
                                     folders; prints a Markdown table per kernel, absolute
@@ -77,7 +81,7 @@ Usage:
                                     %TOLERANCE%); with --absolute, or without such a baseline,
                                     the medians' own intervals decide
   rkt eval FILE... [--task ID] [--out DIR] [--json] [--jobs N] [--timeout SECONDS]
-           [--benchmark-timeout SECONDS] [--file-timeout SECONDS]
+           [--benchmark-timeout SECONDS] [--file-timeout SECONDS] [--allow-declarations]
                                     compiles each .cpp/.cu file into its own kernel library
                                     (cached under $%EVAL_CACHE_VARIABLE% or ~/%EVAL_CACHE%, keyed by
                                     the source, the "..." headers it includes from its folder,
@@ -95,8 +99,12 @@ Usage:
                                     library hash); DIR/results.json, report.md, report.html,
                                     eval.jsonl (default DIR: runs/eval-<UTC time>); a second
                                     call into DIR skips kernels judged with the same library.
+                                    A file that waives a gate, allows an operator or declares
+                                    a domain narrower than its task's is refused (status
+                                    declaration_refused, naming each line) unless
+                                    --allow-declarations; requires_alignment is allowed.
                                     Exit 0: all passed; 1: a kernel failed or a file gave none
-                                    (compile_error, no_registration, unknown_task, ...); 2: a
+                                    (compile_error, no_registration, declaration_refused, ...); 2: a
                                     file missing, unreadable, empty or too large, or bad options
   rkt template TASK [--device cpu|cuda]
                                     prints a kernel file for TASK that compiles as printed:
@@ -236,6 +244,7 @@ std::string unknown_kernel_error(const std::string& fragment) {
 struct ParsedOptions {
   bool json = false;
   bool replace = false;
+  bool refuse_declarations = false;  ///< --refuse-declarations (rkt run)
   std::string ctest_file;
   std::string kernel;
   std::string filter;
@@ -272,6 +281,10 @@ bool parse_options(const std::vector<std::string>& args, const std::vector<std::
     }
     if (arg == "--json" || arg == "--replace") {
       (arg == "--json" ? options.json : options.replace) = true;
+      continue;
+    }
+    if (arg == "--refuse-declarations") {
+      options.refuse_declarations = true;
       continue;
     }
     if (!attached && i + 1 >= args.size()) {
@@ -461,7 +474,12 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
     }
     if (!junit_path.empty()) {
       try {
-        write_junit_report(junit_path, run);
+        // Each kernel's suite shows the declarations its verdict holds under.
+        SuiteProperties declared;
+        for (const KernelSpec* kernel : registered_kernels()) {
+          declared[kernel->full_id()] = declarations_in_force(*kernel);
+        }
+        write_junit_report(junit_path, run, declared);
       } catch (const std::runtime_error& problem) {
         std::cerr << "rkt test: error: cannot write the JUnit report: " << problem.what() << "\n";
         return 2;
@@ -506,12 +524,32 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
   }
   if (command == "run") {
     if (!parse_options(args,
-                       {"--out", "--kernel", "--timeout", "--benchmark-timeout", "--shard", "--replace"},
+                       {"--out", "--kernel", "--timeout", "--benchmark-timeout", "--shard", "--replace",
+                        "--refuse-declarations"},
                        options, error)) {
       return usage_error(error);
     }
     if (const std::string unknown = unknown_kernel_error(options.kernel); !unknown.empty()) {
       return usage_error(unknown);
+    }
+    if (options.refuse_declarations) {
+      // Before any case runs: a file that lowers its own bar is not judged at all
+      // (framework/registry/declaration_policy.h says why).
+      std::vector<std::string> refused;
+      for (const KernelSpec* kernel : registered_kernels()) {
+        if (kernel->full_id().find(options.kernel) == std::string::npos) continue;
+        const TaskSpec* task = find_task(kernel->task_id());
+        if (task == nullptr) continue;  // registry_errors() named it already
+        for (const std::string& sentence : refused_declarations(*kernel, *task)) refused.push_back(sentence);
+      }
+      if (!refused.empty()) {
+        for (const std::string& sentence : refused) {
+          std::cerr << "rkt: error: declaration refused: " << sentence << "\n";
+        }
+        std::cerr << "rkt: error: declaration refused: --refuse-declarations judges no kernel that "
+                     "waives a gate, allows an operator or narrows its task's domain\n";
+        return 2;
+      }
     }
     ::setenv("RKT_SEED", std::to_string(base_seed()).c_str(), 1);
     MainJobOptions job;

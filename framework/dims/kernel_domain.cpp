@@ -1,7 +1,11 @@
 #include "framework/dims/kernel_domain.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <limits>
 #include <numeric>
+#include <stdexcept>
+#include <tuple>
 
 #include "framework/dims/dim_resolution.h"
 
@@ -43,6 +47,59 @@ DimRange restrict_range(DimRange range, const std::string& dim,
   range.max = std::max(range.min, range.max);  // Validation reports an empty domain first.
   range.test_size = std::clamp(range.test_size, range.min, range.max);
   return range;
+}
+
+namespace {
+
+bool is_power_of_two(std::int64_t size) { return size > 0 && (size & (size - 1)) == 0; }
+
+// The size nearest `size` inside [low, high] on multiples of `step`, preferring one that is not a
+// power of two among the multiples up to two steps either side of the nearest.
+std::int64_t nearest_admitted_size(std::int64_t size, std::int64_t low, std::int64_t high,
+                                   std::int64_t step, const std::string& dim) {
+  const std::int64_t first = (low + step - 1) / step, last = high / step;  // in steps
+  if (first > last) {
+    throw std::invalid_argument("the declared domain leaves no size of " + dim + " in [" +
+                                std::to_string(low) + ", " + std::to_string(high) + "]");
+  }
+  const std::int64_t nearest = std::clamp((size + step / 2) / step, first, last);
+  std::int64_t chosen = nearest * step;
+  auto rank = [size](std::int64_t candidate) {
+    return std::make_tuple(is_power_of_two(candidate), std::llabs(candidate - size), -candidate);
+  };
+  for (std::int64_t k = std::max(first, nearest - 2); k <= std::min(last, nearest + 2); ++k) {
+    if (rank(k * step) < rank(chosen)) chosen = k * step;
+  }
+  return chosen;
+}
+
+}  // namespace
+
+Dims dims_inside_domain(const Dims& dims, const TaskSpec& task,
+                        const std::vector<DimRestriction>& restrictions) {
+  Dims inside = dims;
+  for (auto& [dim, size] : inside) {
+    bool rejected = false;
+    for (const DimRestriction& restriction : restrictions) {
+      if (restriction.dim == dim && !restriction.admits(size)) rejected = true;
+    }
+    if (!rejected) continue;
+    const auto domain = task.domains().find(dim);
+    std::int64_t low = domain == task.domains().end() ? 1 : domain->second.min;
+    std::int64_t high = domain == task.domains().end() ? std::numeric_limits<std::int64_t>::max() / 2
+                                                       : domain->second.max;
+    std::int64_t step = 1;
+    for (const DimRestriction& restriction : restrictions) {
+      if (restriction.dim != dim) continue;
+      switch (restriction.kind) {
+        case DimRestriction::Kind::multiple_of: step = std::lcm(step, std::max<std::int64_t>(1, restriction.value)); break;
+        case DimRestriction::Kind::at_least: low = std::max(low, restriction.value); break;
+        case DimRestriction::Kind::at_most: high = std::min(high, restriction.value); break;
+      }
+    }
+    size = nearest_admitted_size(size, low, high, step, dim);
+  }
+  return inside;
 }
 
 std::vector<std::string> supported_dims_errors(const KernelSpec& kernel, const TaskSpec& task) {

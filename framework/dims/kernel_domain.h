@@ -31,6 +31,16 @@ std::string describe_restrictions(const std::vector<DimRestriction>& restriction
 DimRange restrict_range(DimRange range, const std::string& dim,
                         const std::vector<DimRestriction>& restrictions);
 
+/// `dims` with every dim that `restrictions` reject moved to the nearest size they admit inside
+/// `task`'s domain for it (dims without a domain: from 1 up). Among the nearest sizes (up to two
+/// steps either side) one that is not a power of two is preferred, so a ragged size stays ragged
+/// where the domain allows it (N = 300 under "N % 64 == 0": 320; under "N <= 256": 255). Dims the
+/// restrictions admit are kept as they are. Value-family, relation and sanitizer cases run there.
+/// Throws std::invalid_argument naming the dim when the restrictions leave it no size (which
+/// supported_dims_errors reports at registration first).
+Dims dims_inside_domain(const Dims& dims, const TaskSpec& task,
+                        const std::vector<DimRestriction>& restrictions);
+
 /// What is wrong with `kernel`'s declared dims on `task`, one sentence each naming the kernel and
 /// the restriction: a dim the task does not have, a step below 1, a domain left empty, and every
 /// config whose test dims on the kernel's device (the dims its correctness cases, integrity

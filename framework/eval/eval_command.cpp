@@ -55,7 +55,7 @@ int run_eval_command(const std::vector<std::string>& args, const std::string& ju
   EvalOptions options;
   std::string error;
   if (!parse_arguments(args, {"--task", "--out", "--jobs", "--timeout", "--benchmark-timeout", "--file-timeout"},
-                       {"--json"}, values, options.sources, error)) {
+                       {"--json", "--allow-declarations"}, values, options.sources, error)) {
     return report_usage_error("eval: " + error);
   }
   if (options.sources.empty()) {
@@ -78,6 +78,7 @@ int run_eval_command(const std::vector<std::string>& args, const std::string& ju
   }
   options.output_directory = values.count("--out") ? values["--out"] : "";
   options.json = values.count("--json") != 0;
+  options.allow_declarations = values.count("--allow-declarations") != 0;
   options.judge = judge;
   options.worker = kernels.worker;
   return run_eval_job(options);

@@ -24,6 +24,7 @@
 #include "framework/eval/visible_gpus.h"
 #include "framework/inputs/seeding.h"
 #include "framework/isolation/kernel_library.h"
+#include "framework/registry/declaration_policy.h"
 #include "framework/runs/run_folder.h"
 
 namespace rkt {
@@ -70,6 +71,7 @@ std::string log_tail(const std::string& log, std::size_t count) {
 // A child judge that refused the library (exit 2): the registry's validation, the --kernel
 // selection or the worker's load, told apart by what it said.
 std::string refusal_status(const std::string& errors) {
+  if (errors.find("declaration refused: ") != std::string::npos) return "declaration_refused";
   if (errors.find("registered twice") != std::string::npos) return "duplicate_kernel";
   if (errors.find("unknown task") != std::string::npos) return "unknown_task";
   if (errors.find("--kernel") != std::string::npos) return "not_of_task";
@@ -109,10 +111,12 @@ FileOutcome judge_library(const EvalOptions& options, const CompiledSource& sour
   failed.file = source.source;
   failed.library_hash = source.key;
   failed.library = source.library;
+  failed.declarations_allowed = options.allow_declarations;
   const std::string folder = directory + "/libraries/" + source.key;
   make_directories(folder);
   ChildCommand command;
   command.argv = {options.judge, "run", "--out", folder, "--replace"};
+  if (!options.allow_declarations) command.argv.push_back("--refuse-declarations");
   if (options.case_timeout_seconds > 0) {
     command.argv.insert(command.argv.end(), {"--timeout", std::to_string(options.case_timeout_seconds)});
   }
@@ -122,6 +126,10 @@ FileOutcome judge_library(const EvalOptions& options, const CompiledSource& sour
   }
   if (!options.task.empty()) command.argv.insert(command.argv.end(), {"--kernel", options.task + "/"});
   command.environment[kKernelLibraryVariable] = source.library;
+  // Its compiler ran in the source's folder: a refused declaration's line is read from there.
+  const std::size_t slash = source.source.rfind('/');
+  command.environment[kKernelSourceFolderVariable] =
+      slash == std::string::npos ? "." : slash == 0 ? "/" : source.source.substr(0, slash);
   command.environment["RKT_SEED"] = std::to_string(base_seed());
   if (!gpu.empty()) command.environment["CUDA_VISIBLE_DEVICES"] = gpu;
   command.output_file = folder + "/judge.log";
@@ -131,13 +139,19 @@ FileOutcome judge_library(const EvalOptions& options, const CompiledSource& sour
   const std::string log = file_exists(command.output_file) ? read_whole_file(command.output_file) : "";
   const std::string results = folder + "/results.json";
   if (judged.timed_out) {
-    // The kernels the judge finished keep their records (results.json is rewritten after each
-    // kernel); the file gets one more, failed, for the time limit.
+    // The kernels the judge finished keep their records, and so do the finished cases of the one
+    // it was judging (results.json is rewritten after each case: that kernel fails, its record
+    // saying it was stopped); the file gets one more, failed, for the time limit.
     std::vector<std::string> finished;
     if (file_exists(results)) {
       try {
         outcome.records = judged_records(read_run_results(results), options.task, failed);
-        for (const EvalRecord& record : outcome.records) finished.push_back(record.kernel.full_id());
+        for (const EvalRecord& record : outcome.records) {
+          const std::vector<std::string>& problems = record.kernel.cases.problems;
+          if (std::find(problems.begin(), problems.end(), kCasesStillRunningProblem) == problems.end()) {
+            finished.push_back(record.kernel.full_id());
+          }
+        }
       } catch (const std::invalid_argument&) {
         // Cut short as it was written: nothing of it is kept.
       }
@@ -211,11 +225,18 @@ std::map<std::string, std::vector<EvalRecord>> earlier_records(const std::string
 // An earlier call's records of `source`, with its kernels read back from its child's run
 // folder; empty when it was not judged to the end (then it is judged again).
 std::vector<EvalRecord> resumed_records(const std::vector<EvalRecord>& earlier,
-                                        const CompiledSource& source, const std::string& directory) {
+                                        const CompiledSource& source, const std::string& directory,
+                                        bool allow_declarations) {
   std::vector<EvalRecord> records;
-  // A judge that ran out of time is tried again (perhaps with a larger --file-timeout).
+  // Judged under --allow-declarations, and now without: judged again, so that it is refused.
+  const bool allowed_then = std::any_of(earlier.begin(), earlier.end(), [](const EvalRecord& record) {
+    return record.declarations_allowed;
+  });
+  if (allowed_then && !allow_declarations) return records;
+  // A judge that ran out of time is tried again (perhaps with a larger --file-timeout), and so is
+  // a refused declaration (perhaps now with --allow-declarations; a refusal costs no case).
   const bool timed_out = std::any_of(earlier.begin(), earlier.end(), [](const EvalRecord& record) {
-    return record.status == "judge_timeout";
+    return record.status == "judge_timeout" || record.status == "declaration_refused";
   });
   if (timed_out) return records;
   const bool judged = std::any_of(earlier.begin(), earlier.end(),
@@ -241,6 +262,7 @@ std::vector<EvalRecord> resumed_records(const std::vector<EvalRecord>& earlier,
     record.library_hash = source.key;
     record.library = source.library;
     record.status = "judged";
+    record.declarations_allowed = allowed_then;
     record.has_kernel = true;
     record.kernel = kernel;
     records.push_back(record);
@@ -447,7 +469,7 @@ int run_eval_job(const EvalOptions& options) {
     const CompiledSource& source = compiled[i];
     bad_input = bad_input || source.bad_input();
     if (!source.key.empty() && earlier.count(source.key) != 0) {
-      std::vector<EvalRecord> resumed = resumed_records(earlier.at(source.key), source, directory);
+      std::vector<EvalRecord> resumed = resumed_records(earlier.at(source.key), source, directory, options.allow_declarations);
       if (!resumed.empty()) {
         finish(i, std::move(resumed), true);
         continue;

@@ -20,6 +20,9 @@ struct EvalOptions {
   int case_timeout_seconds = 0;       ///< --timeout, passed to each child judge (0: its default)
   int benchmark_timeout_seconds = 0;  ///< --benchmark-timeout, likewise
   int file_timeout_seconds = 0;  ///< --file-timeout: one file's judge in all (0: kFileTimeoutSeconds)
+  /// --allow-declarations: judge files that waive a gate, allow an operator or narrow their
+  /// task's domain (refused by default: status declaration_refused; declaration_policy.h).
+  bool allow_declarations = false;
   std::string judge;             ///< this executable (the child judges run it)
   std::string worker;            ///< its rkt-worker (an installed judge's prefix comes from it)
 };

@@ -35,6 +35,7 @@ std::string eval_record_json(const EvalRecord& record) {
   line["library_hash"] = record.library_hash;
   line["status"] = record.status;
   line["verdict"] = record.verdict();
+  line["declarations_allowed"] = record.declarations_allowed;
   if (!record.has_kernel) {
     line["message"] = record.message;
     return line.dump(-1, ' ', false, Json::error_handler_t::replace);
@@ -45,6 +46,19 @@ std::string eval_record_json(const EvalRecord& record) {
   line["device"] = kernel.device;
   line["precision"] = kernel.precision;
   line["task_severity"] = kernel.task_severity;
+  // The declarations in force: what the verdict holds under (a ranking keeps them apart).
+  Json declarations = Json::object();
+  declarations["precision"] = kernel.precision;
+  declarations["accumulates_in"] = kernel.accumulation;
+  Json waived = Json::object();
+  for (const auto& [gate, reason] : kernel.waived_gates) waived[gate] = reason;
+  declarations["waived_gates"] = waived;
+  declarations["allowed_operators"] = kernel.allowed_operators;
+  declarations["supports"] = kernel.supported_dims;
+  declarations["alignment_bytes"] = kernel.alignment_bytes;
+  declarations["restricted"] =
+      !kernel.waived_gates.empty() || !kernel.allowed_operators.empty() || !kernel.supported_dims.empty();
+  line["declarations"] = declarations;
   Json cases = Json::array();
   const CaseRecord* first_failure = nullptr;
   for (const CaseRecord& item : kernel.cases.cases) {
@@ -105,6 +119,9 @@ EvalRecord eval_record_from_json(const std::string& text) {
     record.library_hash = line.at("library_hash").get<std::string>();
     record.status = line.at("status").get<std::string>();
     if (line.contains("message")) record.message = line.at("message").get<std::string>();
+    if (line.contains("declarations_allowed")) {
+      record.declarations_allowed = line.at("declarations_allowed").get<bool>();
+    }
     if (line.contains("kernel")) record.kernel.kernel = line.at("kernel").get<std::string>();
     if (line.contains("task")) record.kernel.task = line.at("task").get<std::string>();
   } catch (const nlohmann::json::exception& error) {

@@ -18,6 +18,8 @@ struct EvalRecord {
   /// "load_error", "registration_error", "judge_error", "judge_timeout" (its --file-timeout).
   std::string status;
   std::string message;      ///< why, for a status other than "judged"
+  /// Judged under --allow-declarations (a later call without it judges the file again).
+  bool declarations_allowed = false;
   bool has_kernel = false;  ///< `kernel` holds a judged kernel
   KernelReport kernel;      ///< with its own kernel id (not the run folder's file-prefixed one)
 
@@ -25,8 +27,10 @@ struct EvalRecord {
   std::string verdict() const;
 };
 
-/// One JSON object on one line: file, library_hash, status, task, kernel, verdict, device,
-/// precision, the cases (name and status each), the first failure (case, status, message,
+/// One JSON object on one line: file, library_hash, status, declarations_allowed, task, kernel,
+/// verdict, device, precision, declarations (those in force: precision, accumulates_in,
+/// waived_gates, allowed_operators, supports, alignment_bytes; "restricted" when a gate is
+/// waived, an operator allowed or the domain narrowed), the cases (name and status each), the first failure (case, status, message,
 /// reproduce: a command that replays it on the same inputs with this library), the benchmark
 /// (median and quartiles in ms, speedups against each baseline with their intervals, speedup
 /// against the strongest, peak memory, whether it was impossibly fast or its spot checks failed),
@@ -34,7 +38,7 @@ struct EvalRecord {
 std::string eval_record_json(const EvalRecord& record);
 
 /// Reads a line eval_record_json wrote back: the fields resuming needs (file, library_hash,
-/// status, message). Throws std::invalid_argument when it is not such a line.
+/// status, message, declarations_allowed). Throws std::invalid_argument when it is not such a line.
 EvalRecord eval_record_from_json(const std::string& line);
 
 }  // namespace rkt

@@ -182,8 +182,23 @@ int run_main_job(const MainJobOptions& options) {
     // Correctness, properties and integrity gates; then the benchmark, only when they passed
     // (a kernel that fails a gate is not timed: its numbers would mean nothing).
     // The children adopt this process's worker rather than each starting one.
-    entry.cases =
-        run_supervised_with_lent_worker(supervision_for(options, kernel.full_id() + ".*", false));
+    // Each case's record joins results.json as soon as it is known: a judge killed mid-kernel
+    // keeps the cases that finished (the entry carries kCasesStillRunningProblem meanwhile).
+    SupervisionOptions cases_run = supervision_for(options, kernel.full_id() + ".*", false);
+    KernelReport partial = entry;
+    partial.cases.problems.push_back(kCasesStillRunningProblem);
+    partial.benchmark.problem = kCasesStillRunningProblem;
+    cases_run.on_case_recorded = [&](const CaseRecord& record) {
+      partial.cases.cases.push_back(record);
+      RunReport so_far = report;
+      so_far.kernels.push_back(partial);
+      try {
+        write_run_folder(directory, so_far);
+      } catch (const std::exception& error) {
+        std::cerr << "rkt run: warning: could not update the run folder: " << error.what() << "\n";
+      }
+    };
+    entry.cases = run_supervised_with_lent_worker(cases_run);
     entry.benchmark.task = entry.task;
     entry.benchmark.kernel = entry.kernel;
     entry.benchmark.device = entry.device;

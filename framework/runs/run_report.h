@@ -13,6 +13,13 @@
 namespace rkt {
 
 /// One kernel's tests and benchmark.
+/// The problem a kernel's entry carries while its cases still run (results.json is rewritten after
+/// each case): a judge killed then (rkt eval's --file-timeout, a kill of rkt run) leaves the
+/// kernel failed with its finished cases kept and this problem saying why the rest are missing.
+inline constexpr const char* kCasesStillRunningProblem =
+    "unfinished: the judge was stopped while this kernel's cases ran; only the cases that finished "
+    "are recorded";
+
 struct KernelReport {
   std::string task, kernel, device, precision;
   /// The precision the kernel declares its sums are kept in (KernelSpec::accumulates_in).

@@ -148,7 +148,7 @@ void write_testcase(std::ostringstream& xml, const std::string& suite, const std
 
 }  // namespace
 
-std::string junit_report_xml(const SupervisedRun& run) {
+std::string junit_report_xml(const SupervisedRun& run, const SuiteProperties& suite_properties) {
   std::vector<JunitSuite> suites;
   for (const CaseRecord& record : run.cases) {
     const std::string suite = record.name.substr(0, record.name.rfind('.'));
@@ -186,6 +186,14 @@ std::string junit_report_xml(const SupervisedRun& run) {
     xml << "  <testsuite name=\"" << attribute(suite.name) << "\" tests=\"" << suite.cases.size()
         << "\" failures=\"" << suite.failures << "\" errors=\"0\" skipped=\"" << suite.skipped
         << "\" time=\"" << seconds(suite.milliseconds) << "\">\n";
+    if (const auto declared = suite_properties.find(suite.name);
+        declared != suite_properties.end() && !declared->second.empty()) {
+      xml << "    <properties>\n";
+      for (const auto& [name, value] : declared->second) {
+        xml << "      <property name=\"" << attribute(name) << "\" value=\"" << attribute(value) << "\"/>\n";
+      }
+      xml << "    </properties>\n";
+    }
     for (const CaseRecord* record : suite.cases) {
       const std::size_t dot = record->name.rfind('.');
       const std::string name = dot == std::string::npos ? record->name : record->name.substr(dot + 1);
@@ -246,8 +254,9 @@ std::string junit_path_problem(const std::string& path) {
   return "";
 }
 
-void write_junit_report(const std::string& path, const SupervisedRun& run) {
-  write_file_atomically(path, junit_report_xml(run));
+void write_junit_report(const std::string& path, const SupervisedRun& run,
+                        const SuiteProperties& suite_properties) {
+  write_file_atomically(path, junit_report_xml(run, suite_properties));
 }
 
 }  // namespace rkt

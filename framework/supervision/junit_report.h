@@ -7,7 +7,10 @@
 // command that replays it, whatever became of the processes.
 #pragma once
 
+#include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "framework/supervision/supervisor.h"
 
@@ -21,8 +24,11 @@ inline constexpr const char* kDefaultJunitFile = "test_detail.xml";
 /// a failed or crashed case carries <failure message="first line" type="failed|crashed"> with
 /// the whole message and the replay command, a skipped one <skipped message="...">. Problems of
 /// the run itself (a process that died between cases, no case at all) are failed testcases of a
-/// suite named "rkt", so that a report is never green when the run was not.
-std::string junit_report_xml(const SupervisedRun& run);
+/// suite named "rkt", so that a report is never green when the run was not. A suite named in
+/// `suite_properties` ("task/kernel" -> the declarations in force, declaration_policy.h) opens
+/// with <properties><property name="..." value="..."/></properties>, one per declaration.
+using SuiteProperties = std::map<std::string, std::vector<std::pair<std::string, std::string>>>;
+std::string junit_report_xml(const SupervisedRun& run, const SuiteProperties& suite_properties = {});
 
 /// Where `--gtest_output=VALUE` writes, as GoogleTest reads it: "xml" is kDefaultJunitFile,
 /// "xml:FILE" is FILE, "xml:DIR/" is DIR/<program>.xml. Another format (json:...) or a malformed
@@ -34,7 +40,8 @@ std::string junit_path_from_gtest_output(const std::string& value, const std::st
 /// case runs; "" when it can, else why not.
 std::string junit_path_problem(const std::string& path);
 
-/// Writes junit_report_xml(run) to `path`; throws std::runtime_error when it cannot.
-void write_junit_report(const std::string& path, const SupervisedRun& run);
+/// Writes junit_report_xml(run, suite_properties) to `path`; throws std::runtime_error when it cannot.
+void write_junit_report(const std::string& path, const SupervisedRun& run,
+                        const SuiteProperties& suite_properties = {});
 
 }  // namespace rkt

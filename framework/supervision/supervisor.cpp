@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "framework/base/record_fields.h"
+#include "framework/cases/case_selection.h"
 #include "framework/inputs/hidden_inputs.h"
 #include "framework/supervision/case_records_json.h"
 #include "framework/supervision/verdict_channel.h"
@@ -167,6 +168,7 @@ ChildResult run_child(const SupervisionOptions& options, const std::string& filt
         record.message = unescape_record_field(message);
         record.details = take_case_details(record.message);
         if (record.name == result.running) record.phases = result.running_phases;
+        if (options.on_case_recorded) options.on_case_recorded(record);
         result.ended.push_back(record);
         result.running.clear();
         result.running_inputs = {};
@@ -243,7 +245,23 @@ SupervisedRun run_supervised(const SupervisionOptions& options) {
       crashed.message += "; it was running on " + describe_case_inputs(crashed.details);
     }
     run.cases.push_back(crashed);
+    if (options.on_case_recorded) options.on_case_recorded(crashed);
     finished.insert(child.running);
+    if (child.timed_out) {
+      // Fail fast: the kernel hangs, and each of its other cases would wait out a timeout of its
+      // own. They are recorded as not run, with the reason; other kernels' cases still run.
+      const std::string suite = child.running.substr(0, child.running.rfind('.')) + ".";
+      const std::string reason = "not run: " + child.running.substr(suite.size()) + " hung after " +
+                                 std::to_string(options.case_timeout_seconds) + " s";
+      for (const std::string& name :
+           selected_case_names("", with_exclusions(options.gtest_filter, finished))) {
+        if (name.rfind(suite, 0) != 0 || finished.count(name) != 0) continue;
+        CaseRecord not_run{name, "skipped", 0, reason, {}};
+        run.cases.push_back(not_run);
+        if (options.on_case_recorded) options.on_case_recorded(not_run);
+        finished.insert(name);
+      }
+    }
     if (options.after_abnormal_end) options.after_abnormal_end();
   }
   return run;

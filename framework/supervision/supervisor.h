@@ -32,6 +32,10 @@ struct SupervisionOptions {
   /// Called after a child that died in a case (crash, hang, early exit), before the next child
   /// starts: a lender replaces the worker it lent (framework/supervision/worker_loan.h).
   std::function<void()> after_abnormal_end;
+  /// Called with each case's record as soon as it is known (ended, crashed, or not run), before
+  /// the next case's: a caller keeps its results file current, so that a killed judge's finished
+  /// cases survive (framework/runs/main_job.cpp).
+  std::function<void(const CaseRecord&)> on_case_recorded;
 };
 
 struct SupervisedRun {
@@ -45,7 +49,10 @@ struct SupervisedRun {
 
 /// Runs the cases matching the filter in child processes, one after another. When a child dies
 /// in a case (crash, hang, early exit, forged exit status), that case is recorded as "crashed"
-/// and a new child runs the cases not yet run. Results already produced are never lost.
+/// and a new child runs the cases not yet run. Results already produced are never lost. After a
+/// case killed as hung, the other cases of the same kernel are not run: each is recorded as
+/// "skipped" with "not run: <case> hung after N s" (a hanging kernel would otherwise hold the
+/// machine for its case count times the timeout).
 SupervisedRun run_supervised(const SupervisionOptions& options);
 
 /// 0 when every case passed (skips allowed, at least one pass), 77 when all were skipped,

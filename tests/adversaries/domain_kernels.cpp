@@ -8,6 +8,7 @@
 // property can tell them apart.
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
 
 #include "rkt/kernel.h"
 
@@ -49,3 +50,30 @@ ROBUST_KERNEL_TEST(softmax, domain_too_wide, softmax_wrong_at<not_multiple_of_4>
 ROBUST_KERNEL_TEST(softmax, capped_declared, softmax_wrong_at<above_512>)
     .describe("wrong above N = 512 and declares N <= 512 (a shared-memory row cache): passes")
     .supports_max("N", 512);
+
+namespace {
+
+// Row sums that handle nothing but rows of a multiple of 64 (a 64-wide unrolled loop, no tail),
+// and say so: an honest kernel with a narrow declared domain. Every case it gets (properties,
+// relations, hidden inputs, integrity) must stay inside the domain, and it must pass them all.
+void sum_dim_rows_of_64(rkt::KernelCall& call) {
+  const std::int64_t rows = call.input(0).size(0), n = call.input(0).size(1);
+  if (n % 64 != 0) throw std::invalid_argument("sum_dim/rows_of_64_declared handles N % 64 == 0 only");
+  const float* x = call.input(0).data_as<const float>();
+  float* y = call.output(0).data_as<float>();
+  for (std::int64_t r = 0; r < rows; ++r) {
+    float lanes[64] = {};
+    for (std::int64_t j = 0; j < n; j += 64) {
+      for (int lane = 0; lane < 64; ++lane) lanes[lane] += x[r * n + j + lane];
+    }
+    double sum = 0;
+    for (float lane : lanes) sum += lane;
+    y[r] = static_cast<float>(sum);
+  }
+}
+
+}  // namespace
+
+ROBUST_KERNEL_TEST(sum_dim, rows_of_64_declared, sum_dim_rows_of_64)
+    .describe("handles N % 64 == 0 only and declares it: every case stays inside, passes")
+    .supports_multiple_of("N", 64);

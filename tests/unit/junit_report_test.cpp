@@ -4,8 +4,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "framework/registry/declaration_policy.h"
 #include "framework/supervision/case_records_json.h"
 #include "framework/supervision/junit_report.h"
+#include "rkt/kernel.h"
+#include "rkt/task.h"
 
 namespace rkt {
 namespace {
@@ -40,6 +43,36 @@ TEST(JunitReport, OneSuitePerKernelWithCounts) {
   EXPECT_THAT(xml, HasSubstr("<testcase name=\"correctness_x1\" classname=\"softmax/a\" "
                              "time=\"0.012\">\n      <system-out>max error 1e-7</system-out>"));
   EXPECT_THAT(xml, HasSubstr("<skipped message=\"no GPU\"/>"));
+}
+
+TEST(JunitReport, EachSuiteShowsTheDeclarationsInForceAsProperties) {
+  const std::string xml = junit_report_xml(
+      example_run(), {{"softmax/a", {{"precision", "fp32"}, {"waive_gate", "replay: memoised \"per buffer\""},
+                                     {"supports", "N % 4 == 0"}}}});
+  EXPECT_THAT(xml, HasSubstr("skipped=\"1\" time=\"0.015\">\n    <properties>\n"
+                             "      <property name=\"precision\" value=\"fp32\"/>\n"
+                             "      <property name=\"waive_gate\" value=\"replay: memoised &quot;per buffer&quot;\"/>\n"
+                             "      <property name=\"supports\" value=\"N % 4 == 0\"/>\n    </properties>\n"));
+  // A suite without declarations given has no <properties>.
+  EXPECT_EQ(xml.find("<properties>"), xml.rfind("<properties>"));
+}
+
+// The declarations a kernel's suite shows: precision and accumulation always, the rest as declared.
+TEST(DeclarationPolicy, RefusesWaiversOperatorsAndNarrowedDomainsButNotAlignment) {
+  const TaskSpec& relu = *find_task("relu");  // domains B, N in [1, 16384]
+  KernelSpec honest("relu", "aligned", {[](KernelCall&) {}, false}, Device::cpu, "nowhere.cpp", 3);
+  honest.requires_alignment(16).supports("N <= 16384").supports("B >= 1");
+  EXPECT_TRUE(refused_declarations(honest, relu).empty());
+  KernelSpec lowered("relu", "lowered", {[](KernelCall&) {}, false}, Device::cpu, "nowhere.cpp", 9);
+  lowered.waive_gate(IntegrityGate::replay, "memoised").allow_operators({"aten::mm"}).supports("N % 64 == 0");
+  const std::vector<std::string> refused = refused_declarations(lowered, relu);
+  ASSERT_EQ(refused.size(), 3u);
+  EXPECT_THAT(refused[0], HasSubstr("kernel 'relu/lowered' (nowhere.cpp:9) waives gate 'replay'"));
+  EXPECT_THAT(refused[1], HasSubstr("allows the operator 'aten::mm'"));
+  EXPECT_THAT(refused[2], HasSubstr("declares \"N % 64 == 0\", narrower than task 'relu''s domain of N"));
+  const auto in_force = declarations_in_force(lowered);
+  EXPECT_EQ(in_force.front(), (std::pair<std::string, std::string>{"precision", "fp32"}));
+  EXPECT_EQ(in_force.size(), 5u);  // precision, accumulates_in, waive_gate, allow_operators, supports
 }
 
 TEST(JunitReport, FailuresCarryTheFirstLineTheMessageAndTheReplayCommand) {

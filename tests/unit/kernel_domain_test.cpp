@@ -12,6 +12,7 @@
 #include "framework/dims/edge_dims.h"
 #include "framework/dims/kernel_domain.h"
 #include "framework/isolation/kernel_library.h"
+#include "framework/runtime/device_support.h"
 #include "framework/wire/worker_protocol.h"
 #include "rkt/defaults.h"
 #include "rkt/kernel.h"
@@ -155,6 +156,73 @@ TEST(KernelDomain, TheTasksOwnSizesMustLieInsideTheDeclaration) {
   cuda.supports_max("N", 4096);
   EXPECT_THAT(supported_dims_errors(cuda, *find_task("softmax")),
               Contains(HasSubstr("B=4096 N=8192")));
+}
+
+TEST(KernelDomain, DimsInsideTheDomainAreTheNearestAdmittedSizesKeptOffPowersOfTwo) {
+  const TaskSpec& relu = *find_task("relu");  // small 37 x 300, domains [1, 16384]
+  const auto inside = [&relu](const std::vector<std::string>& texts, const Dims& dims) {
+    std::vector<DimRestriction> restrictions;
+    for (const std::string& text : texts) restrictions.push_back(parse_dim_restriction(text));
+    return dims_inside_domain(dims, relu, restrictions);
+  };
+  const Dims small = relu.small_dims();
+  // Admitted dims are kept, undeclared dims are kept.
+  EXPECT_EQ(inside({}, small), small);
+  EXPECT_EQ(inside({"N % 4 == 0", "B >= 2"}, small), small);
+  // The nearest multiple: 320, not 256 (nearer to nothing and a power of two).
+  EXPECT_EQ(inside({"N % 64 == 0"}, small), (Dims{{"B", 37}, {"N", 320}}));
+  // The nearest multiple is a power of two (512): the next one off it (768) is taken instead.
+  EXPECT_EQ(inside({"N % 256 == 0"}, {{"B", 37}, {"N", 500}}).at("N"), 768);
+  // Caps and floors: one off the power of two where the domain allows it.
+  EXPECT_EQ(inside({"N <= 256"}, small).at("N"), 255);
+  EXPECT_EQ(inside({"N >= 512"}, small).at("N"), 513);
+  EXPECT_EQ(inside({"N >= 512", "N <= 512"}, small).at("N"), 512);  // nothing else is left
+  // The 8192 x 8192-only kernel of issue 28: its one point, whatever the small size was.
+  EXPECT_EQ(inside({"B >= 8192", "B <= 8192", "N >= 8192", "N <= 8192"}, small),
+            (Dims{{"B", 8192}, {"N", 8192}}));
+  // The task's own domain bounds the search: N <= 16384 on relu.
+  EXPECT_EQ(inside({"N % 10000 == 0"}, small).at("N"), 10000);
+  // Several steps on one dim: their least common multiple (12), 300 is one already.
+  EXPECT_EQ(inside({"N % 4 == 0", "N % 6 == 0"}, small).at("N"), 300);
+  EXPECT_EQ(inside({"N % 4 == 0", "N % 7 == 0"}, small).at("N"), 308);
+  // No size left: an error naming the dim.
+  try {
+    inside({"N >= 400", "N <= 350"}, small);
+    ADD_FAILURE() << "no error for an empty domain";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_THAT(error.what(), HasSubstr("no size of N in [400, 350]"));
+  }
+}
+
+// On the CPU a kernel's test size must lie inside its declaration, so the CPU form of "declares
+// N % 64 == 0 and handles nothing else" runs on sum_dim (24 x 512): every case, properties,
+// relations and hidden inputs included, must stay inside and pass.
+TEST(DomainAdversaries, AKernelThatHandlesOnlyItsDeclaredMultiplePassesEveryCase) {
+  const auto cases = testing::run_adversary_cases("sum_dim/rows_of_64_declared.*", 300, "1");
+  ASSERT_FALSE(cases.empty());
+  for (const auto& [name, record] : cases) {
+    EXPECT_THAT(record.status, ::testing::AnyOf("passed", "skipped")) << name << ": " << record.message;
+    const auto n = record.details.dims.find("N");
+    if (n != record.details.dims.end()) EXPECT_EQ(n->second % 64, 0) << name;
+  }
+  expect_case_status(cases, "sum_dim/rows_of_64_declared.property_shapes", "passed");
+}
+
+// On a GPU the value-family and sanitizer cases run at the small size (37 x 300 on relu), outside
+// "N % 64 == 0": they must move inside it (B=37 N=320), and the honest kernel must pass them.
+TEST(DomainAdversaries, OnAGpuValueRelationAndSanitizerCasesStayInsideTheDeclaredDomain) {
+  if (!device_available(Device::cuda)) GTEST_SKIP() << device_unavailable_reason(Device::cuda);
+  const auto cases = testing::run_adversary_cases(
+      "relu/cuda_rows_of_64_declared.values_*:relu/cuda_rows_of_64_declared.relation_*:"
+      "relu/cuda_rows_of_64_declared.sanitizer_*:relu/cuda_rows_of_64_declared.correctness_*",
+      600, "1");
+  ASSERT_FALSE(cases.empty());
+  for (const auto& [name, record] : cases) {
+    EXPECT_THAT(record.status, ::testing::AnyOf("passed", "skipped")) << name << ": " << record.message;
+    const auto n = record.details.dims.find("N");
+    if (n != record.details.dims.end()) EXPECT_EQ(n->second % 64, 0) << name;
+  }
+  expect_case_status(cases, "relu/cuda_rows_of_64_declared.values_ties", "passed");
 }
 
 // The adversaries, run as `rkt test` runs them, in the default isolated mode and in-process.

@@ -69,13 +69,15 @@ Usage:
                                     the merge gate: BASE and NEW are results.json files or run
                                     folders; prints a Markdown table per kernel, absolute
                                     medians beside ratios; exit 0: no regression, 1: a kernel
-                                    slower beyond the measured noise, or failing or skipped in
-                                    NEW, or NEW unfinished; 2: unreadable input. Slower: its
-                                    median's ratio to the strongest baseline both runs timed
-                                    beside it (machine drift cancels) has a 95% interval wholly
-                                    above the base run's, widened by PERCENT (default
-                                    %TOLERANCE%); with --absolute, or without such a baseline,
-                                    the medians' own intervals decide
+                                    slower beyond the measured noise, failing or skipped in
+                                    NEW, passing but not timed in NEW (benchmark refused),
+                                    missing from NEW, or NEW unfinished; 2: unreadable input.
+                                    Slower: both its median and its median's ratio to the
+                                    strongest baseline both runs timed beside it have 95%
+                                    intervals wholly above the base run's, widened by PERCENT
+                                    (default %TOLERANCE%): machine drift moves the median alone,
+                                    baseline drift the ratio alone; with --absolute, or
+                                    without such a baseline, the medians' intervals decide
   rkt eval FILE... [--task ID] [--out DIR] [--json] [--jobs N] [--timeout SECONDS]
            [--benchmark-timeout SECONDS] [--file-timeout SECONDS]
                                     compiles each .cpp/.cu file into its own kernel library

@@ -12,6 +12,7 @@
 #include <map>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 #include "framework/base/file_access.h"
 #include "framework/base/utc_time.h"
@@ -55,6 +56,10 @@ std::string outcome_text(const KernelReport& entry) {
        << entry.cases.count("skipped") << " skipped";
   if (entry.benchmark.measured) {
     text << "; median " << std::setprecision(4) << entry.benchmark.time.median << " ms";
+  } else if (entry.verdict() == "pass") {
+    // Judged but not timed (a refused benchmark): `rkt compare` fails such a kernel, so the line
+    // says it now rather than a CI gate later.
+    text << "; NOT TIMED: " << entry.benchmark.problem;
   }
   text << ")";
   return text.str();
@@ -247,7 +252,18 @@ int run_main_job(const MainJobOptions& options) {
   std::cout << "\n" << markdown.substr(markdown.find("## Summary")) << "\nrkt run: wrote "
             << directory << "/results.json, report.md and report.html\n";
   int failures = 0;
-  for (const KernelReport& kernel : report.kernels) failures += kernel.verdict() == "FAIL";
+  std::vector<std::string> untimed;
+  for (const KernelReport& kernel : report.kernels) {
+    failures += kernel.verdict() == "FAIL";
+    if (kernel.verdict() == "pass" && !kernel.benchmark.measured) {
+      untimed.push_back(kernel.full_id() + " (" + kernel.benchmark.problem + ")");
+    }
+  }
+  if (!untimed.empty()) {
+    std::cout << "rkt run: " << untimed.size() << " of the passing kernels were not timed (their "
+              << "benchmark was refused or measured nothing; `rkt compare` fails them):\n";
+    for (const std::string& line : untimed) std::cout << "  " << line << "\n";
+  }
   return failures == 0 ? 0 : 1;
 }
 

@@ -12,6 +12,11 @@ Patterns and placeholders (`tests/*.sh`, `<build>/junit/`) and generated folders
 `runs/`) are not references to files and are skipped, and so is a path of another repository,
 written with its name in front (`robust-kbench:tasks/layernorm/func_forward.py`).
 
+The commands must also run in the bootstrap's environment: torch is installed in its virtual
+environment (`~/.cache/rkt/venv-torch-<version>`, tools/bootstrap.sh), so a command that imports
+torch through the system's `python3` fails, and a venv path must name the version bootstrap.sh
+installs.
+
 Usage: doc_references_test.py REPO_ROOT       (prints every reference with --list)
 """
 import pathlib
@@ -69,6 +74,24 @@ def problem(root, document, target, kind):
     return None
 
 
+def environment_problems(root, document, comments_only):
+    """Commands that would not run in the environment tools/bootstrap.sh makes."""
+    version = re.search(r'RKT_TORCH_VERSION:-([0-9.]+)', (root / "tools/bootstrap.sh").read_text())
+    text = document.read_text(encoding="utf-8")
+    # A command may wrap: judge each line with the one after it.
+    lines = text.splitlines() + [""]
+    for number, (line, after) in enumerate(zip(lines, lines[1:]), 1):
+        if comments_only:
+            line, after = comment_text(line), comment_text(after)
+        if re.search(r"(^|[\s`(])python3\b[^`]*$|(^|[\s`(])python3\b.*import torch", line) and \
+                "import torch" in line + " " + after and "bin/python" not in line:
+            yield number, "imports torch through the system's python3 (torch is in the bootstrap's venv)"
+        for found in re.finditer(r"venv-torch-([0-9][0-9.]*[0-9])", line):
+            if version and found.group(1) != version.group(1):
+                yield number, (f"names venv-torch-{found.group(1)}, but tools/bootstrap.sh installs "
+                               f"torch {version.group(1)}")
+
+
 def main(argv):
     if len(argv) < 2:
         print(__doc__)
@@ -85,6 +108,8 @@ def main(argv):
             found = problem(root, document, target, kind)
             if found:
                 problems.append(f"{name}:{number}: '{target}' {found}")
+        for number, found in environment_problems(root, document, comments_only):
+            problems.append(f"{document.relative_to(root)}:{number}: {found}")
     for line in problems:
         print("FAIL:", line)
     print(f"{count} references checked, {len(problems)} dangling")

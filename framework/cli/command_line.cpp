@@ -134,9 +134,11 @@ Usage:
                                     --benchmark_out_format=json, for compare.py)
   rkt --help
 
-  --kernel ID      only kernels whose "task/kernel" id contains ID
+  --kernel ID      only kernels whose "task/kernel" id contains ID; repeated, the kernels
+                   any of them selects (--kernel relu --kernel softmax: both tasks')
   --filter F       a gtest filter over "task/kernel.case" names, e.g. "softmax/*.correctness_*"
-                   (with --kernel, only cases both select run)
+                   (with --kernel, only cases both select run); given once: join
+                   patterns with ':' (a second --filter is refused)
   --timeout S      a case silent for S seconds is killed as hung (default %TIMEOUT% s;
                    ctest entries pass %CTEST_TIMEOUT% s)
   --benchmark-timeout S
@@ -221,7 +223,6 @@ int run_child(int argc, char** argv) {
 
 // An error saying that no kernel id contains `fragment`, with the nearest ids, else "".
 std::string unknown_kernel_error(const std::string& fragment) {
-  if (fragment.empty()) return "";
   for (const KernelSpec* kernel : registered_kernels()) {
     if (kernel->full_id().find(fragment) != std::string::npos) return "";
   }
@@ -235,11 +236,19 @@ std::string unknown_kernel_error(const std::string& fragment) {
   return message + (near.empty() ? "; 'rkt list' shows them" : "?");
 }
 
+// The first of the --kernel fragments that selects nothing, as unknown_kernel_error says it.
+std::string unknown_kernel_error(const std::vector<std::string>& fragments) {
+  for (const std::string& fragment : fragments) {
+    if (const std::string error = unknown_kernel_error(fragment); !error.empty()) return error;
+  }
+  return "";
+}
+
 struct ParsedOptions {
   bool json = false;
   bool replace = false;
   std::string ctest_file;
-  std::string kernel;
+  std::vector<std::string> kernels;  ///< --kernel, repeatable: the union of what each selects.
   std::string filter;
   std::string out;
   std::string junit;          ///< --junit FILE
@@ -254,6 +263,7 @@ struct ParsedOptions {
 // errors naming the flag.
 bool parse_options(const std::vector<std::string>& args, const std::vector<std::string>& allowed,
                    ParsedOptions& options, std::string& error) {
+  bool filter_given = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     std::string arg = args[i];
     std::string attached_value;  // GoogleTest's flags carry their value after '='.
@@ -293,8 +303,19 @@ bool parse_options(const std::vector<std::string>& args, const std::vector<std::
       }
       (arg == "--junit" ? options.junit : options.gtest_output) = value;
     }
-    if (arg == "--kernel") options.kernel = value;
-    if (arg == "--filter") options.filter = value;
+    if (arg == "--kernel") options.kernels.push_back(value);
+    if (arg == "--filter") {
+      // A second --filter would replace the first without a word; gtest patterns already join
+      // with ':', so one --filter says the union.
+      if (filter_given) {
+        error = "--filter given twice ('" + options.filter + "', '" + value +
+                "'); join the patterns with ':' in one --filter (--filter '" + options.filter +
+                ":" + value + "')";
+        return false;
+      }
+      filter_given = true;
+      options.filter = value;
+    }
     if (arg == "--out") options.out = value;
     if (arg == "--shard") {
       try {
@@ -423,7 +444,7 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
                        options, error)) {
       return usage_error(error);
     }
-    if (const std::string unknown = unknown_kernel_error(options.kernel); !unknown.empty()) {
+    if (const std::string unknown = unknown_kernel_error(options.kernels); !unknown.empty()) {
       return usage_error(unknown);
     }
     std::string junit_path = options.junit;
@@ -440,9 +461,9 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
     SupervisionOptions supervision;
     supervision.executable = own_executable(argv[0]);
     // --kernel and --filter both apply: the cases of the chosen kernels that match the filter.
-    supervision.gtest_filter = case_selection_filter(options.kernel, options.filter);
+    supervision.gtest_filter = case_selection_filter(options.kernels, options.filter);
     if (supervision.gtest_filter.empty()) {
-      return usage_error("no case of the kernels matching '" + options.kernel +
+      return usage_error("no case of the kernels matching '" + kernel_selection_text(options.kernels) +
                          "' matches the filter '" + options.filter + "'");
     }
     if (options.timeout > 0) supervision.case_timeout_seconds = options.timeout;
@@ -451,7 +472,7 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
     (options.json ? std::cerr : std::cout)
         << "rkt test: seed " << base_seed() << " (RKT_SEED=" << base_seed()
         << " reproduces), filter " << (options.filter.empty() ? supervision.gtest_filter : options.filter)
-        << (options.kernel.empty() ? "" : ", kernels matching " + options.kernel)
+        << (options.kernels.empty() ? "" : ", kernels matching " + kernel_selection_text(options.kernels))
         << ", hidden inputs: " << hidden_inputs().summary() << "\nrkt test: kernels run "
         << isolation_summary() << std::endl;
     ::setenv("RKT_SEED", std::to_string(base_seed()).c_str(), 1);  // One seed for all children.
@@ -512,14 +533,14 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
                        options, error)) {
       return usage_error(error);
     }
-    if (const std::string unknown = unknown_kernel_error(options.kernel); !unknown.empty()) {
+    if (const std::string unknown = unknown_kernel_error(options.kernels); !unknown.empty()) {
       return usage_error(unknown);
     }
     ::setenv("RKT_SEED", std::to_string(base_seed()).c_str(), 1);
     MainJobOptions job;
     job.executable = own_executable(argv[0]);
     job.output_directory = options.out;
-    job.kernel_filter = options.kernel;
+    job.kernel_fragments = options.kernels;
     job.case_timeout_seconds = options.timeout;
     job.benchmark_timeout_seconds = options.benchmark_timeout;
     job.shard = options.shard;

@@ -17,6 +17,7 @@
 #include "framework/base/file_access.h"
 #include "framework/base/utc_time.h"
 #include "framework/benchmarks/benchmark_files.h"
+#include "framework/cases/case_selection.h"
 #include "framework/cases/task_filter.h"
 #include "framework/inputs/hidden_inputs.h"
 #include "framework/inputs/seeding.h"
@@ -115,14 +116,14 @@ int run_main_job(const MainJobOptions& options) {
   // (CI, a pipe, a file) gets one plain line per finished kernel and nothing that redraws.
   const bool terminal = ::isatty(1) && std::getenv("CI") == nullptr;
 
-  const std::vector<const KernelSpec*> selected = selected_kernels(options.kernel_filter);
+  const std::vector<const KernelSpec*> selected = selected_kernels(options.kernel_fragments);
   const std::vector<const KernelSpec*> kernels = shard_share(selected, options.shard);
   RunReport report;
   report.started_utc = utc_time("%Y-%m-%dT%H:%M:%SZ");
   report.seed = base_seed();
   report.hidden_inputs = hidden_inputs().summary();
   report.isolation = isolation_summary();
-  report.kernel_filter = options.kernel_filter;
+  report.kernel_filter = kernel_selection_text(options.kernel_fragments);
   if (options.shard.sharded()) {
     report.shard_index = options.shard.index;
     report.shard_count = options.shard.count;

@@ -77,7 +77,7 @@ def refused(r, k):
     bench["problem"] = "timing refused: 60 of 116 timed requests unexplained by the judge's clock"
 write("refused", variant(refused))
 # softmax/slow is not in the new run.
-write("missing", variant(lambda r, k: r.update(kernels=[x for x in r["kernels"] if x["kernel"] != "slow"])))
+write("without_slow", variant(lambda r, k: r.update(kernels=[x for x in r["kernels"] if x["kernel"] != "slow"])))
 # softmax/fast 5% slower, with no baseline timed beside it in the new run.
 def slower_unbaselined(r, k):
     set_time(k["softmax/fast"], 1.05, 0.01)
@@ -145,7 +145,7 @@ says "| softmax/fast | cuda | pass | pass | 1 \[0.99, 1.01\] | - |"
 expect 0 "$work/refused.json" "$work/base.json"                  # timed now: no regression by itself
 says "| softmax/fast |.*| not measured on base |"
 # A kernel missing from the new run (failed before: listed, exit 0).
-expect 1 "$work/base.json" "$work/missing.json"
+expect 1 "$work/base.json" "$work/without_slow.json"
 says "softmax/slow (cuda): missing from the new run (pass on base)"
 says "| softmax/slow | cuda | pass | - |.*| \*\*MISSING from the new run\*\* |"
 # A real regression on the drifted machine still fails, and only that kernel.

@@ -44,6 +44,25 @@ grep -qF "did you mean 'relu/" "$work/out" || fail "no suggestion for rleu"
 error "--kernel 'qqqqqqqqqqqqqqqqqqqq' matches none of the" "$rkt" test --kernel qqqqqqqqqqqqqqqqqqqq
 grep -qF "'rkt list' shows them" "$work/out" || fail "no pointer to 'rkt list'"
 
+# Repeated selections are never silently the last one (before, `--kernel rleu --kernel
+# relu/cpu_loops` ran relu/cpu_loops alone and said nothing of rleu; a second --filter replaced the
+# first). A repeated --kernel selects the union, so each fragment must select something; a second
+# --filter is refused with the one-filter spelling of the union.
+error "--kernel 'rleu' matches none of the" "$rkt" run --kernel rleu --kernel relu/cpu_loops --out "$work/never"
+error "--kernel 'rleu' matches none of the" "$rkt" test --kernel relu/cpu_loops --kernel rleu
+error "--filter given twice ('*.correctness_x1', '*.correctness_x3'); join the patterns with ':' in one --filter (--filter '*.correctness_x1:*.correctness_x3')" \
+  "$rkt" test --kernel relu/cpu_loops --filter '*.correctness_x1' --filter '*.correctness_x3'
+error "no case of the kernels matching 'relu/cpu_loops, softmax/cpu_loops' matches the filter '*.no_such_case'" \
+  "$rkt" test --kernel relu/cpu_loops --kernel softmax/cpu_loops --filter '*.no_such_case'
+# ... and the union runs: one case of each kernel (ids that no other id contains: --kernel
+# selects ids containing the fragment).
+"$rkt" test --kernel dropout/cpu_loops --kernel sum_dim/cpu_loops --filter '*.correctness_x1' --json \
+  > "$work/union.json" 2> "$work/out" || { cat "$work/out"; fail "the union of two --kernel did not pass"; }
+for name in dropout/cpu_loops.correctness_x1 sum_dim/cpu_loops.correctness_x1; do
+  grep -qF "\"name\": \"$name\"" "$work/union.json" || { cat "$work/union.json"; fail "--kernel twice did not run $name"; }
+done
+[ "$(grep -c '"name": ' "$work/union.json")" = 2 ] || { cat "$work/union.json"; fail "--kernel twice ran other cases"; }
+
 # JUnit reports (rkt test --junit, --gtest_output): refused before any case runs.
 error "unknown option '--gtest_filter=relu*'; this command takes --kernel, --filter, --timeout, --json, --junit, --gtest_output" \
   "$rkt" test --gtest_filter='relu*'

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # `rkt compare` on synthetic results.json files derived from the golden run (tests/golden/): each
 # exit code (0 no regression, 1 regression, 2 input error) and that the message or table names
-# what decided it. By default a kernel is judged on its ratio to a baseline of the same run, so a
-# run compared with itself on a machine that drifted passes, and a real regression still fails.
+# what decided it. By default a kernel is slower only when its median and its ratio to a baseline
+# of the same run both moved beyond noise, so a run compared with itself passes whether the
+# machine or the baseline alone drifted, and a real regression still fails. A kernel judged but
+# not timed, or missing from the new run, fails the gate.
 # Usage: compare_test.sh RKT PYTHON GOLDEN_RESULTS_JSON
 set -euo pipefail
 rkt="$1" python="$2" golden="$3"
@@ -65,6 +67,17 @@ def drifted_regression(r, k):
     drift_all(r, k, 1.3)
     drift(k["softmax/fast"], 1.10, 1.0)
 write("drifted_regression", variant(drifted_regression))
+# Identical code, the baseline alone drifted (issue 31: eager_fp32 ran 12.4% faster, the kernel's
+# median moved within its noise): the ratio reads +14.7%, the median does not move.
+write("baseline_drifted", variant(lambda r, k: [drift(x, 1.005, 0.876) for x in k.values()]))
+# softmax/fast passed but its benchmark was refused: nothing measured.
+def refused(r, k):
+    bench = k["softmax/fast"]["benchmark"]
+    bench["measured"] = False
+    bench["problem"] = "timing refused: 60 of 116 timed requests unexplained by the judge's clock"
+write("refused", variant(refused))
+# softmax/slow is not in the new run.
+write("without_slow", variant(lambda r, k: r.update(kernels=[x for x in r["kernels"] if x["kernel"] != "slow"])))
 # softmax/fast 5% slower, with no baseline timed beside it in the new run.
 def slower_unbaselined(r, k):
     set_time(k["softmax/fast"], 1.05, 0.01)
@@ -100,7 +113,7 @@ says() { grep -q -- "$1" "$work/out" || { cat "$work/out"; fail "output lacks '$
 expect 0 "$work/base.json" "$work/base.json"
 says "| softmax/fast | cuda | pass | pass | 1 \[0.99, 1.01\] | 1 \[0.99, 1.01\] | +0.0% | eager_fp32 | +0.0% | 0.3333 \[0.3267, 0.3401\] | 0.3333 \[0.3267, 0.3401\] | +0.0% | within noise |"
 says "No regression"
-says "judged on its ratio to the strongest baseline both runs timed"
+says "judged on its median and on its ratio to the strongest baseline both runs timed"
 expect 0 "$work/run_folder" "$work/base.json"                      # a run folder is accepted
 # softmax/fast 5% slower, its baseline not: the ratio's interval (both noises, 1% each) is above.
 expect 1 "$work/base.json" "$work/slower.json"
@@ -113,13 +126,28 @@ says "judged on its absolute median (\`--absolute\`)"
 # Machine drift: a run compared with itself on a machine 30% slower passes; judged on absolute
 # medians (the rule before issue 20) every kernel would read slower.
 expect 0 "$work/base.json" "$work/drifted.json"
-says "| softmax/fast | cuda | pass | pass | 1 \[0.99, 1.01\] | 1.3 \[1.287, 1.313\] | +30.0% | eager_fp32 | +30.0% | 0.3333 \[0.3267, 0.3401\] | 0.3333 \[0.3267, 0.3401\] | +0.0% | within noise |"
+says "| softmax/fast | cuda | pass | pass | 1 \[0.99, 1.01\] | 1.3 \[1.287, 1.313\] | +30.0% | eager_fp32 | +30.0% | 0.3333 \[0.3267, 0.3401\] | 0.3333 \[0.3267, 0.3401\] | +0.0% | within noise (the median moved up beyond noise, the ratio to eager_fp32 did not: the machine drifted) |"
 says "No regression"
 expect 1 "$work/base.json" "$work/drifted.json" --absolute
 says "softmax/fast (cuda): slower beyond noise"
 expect 0 "$work/base.json" "$work/drifted_unevenly.json"           # the issue's +16.2% / +31.6%
 says "| softmax/fast |.*| +16.2% | eager_fp32 | +31.6% |"
 expect 1 "$work/base.json" "$work/drifted_unevenly.json" --absolute
+# Identical code, the baseline alone drifted: the ratio moved, the median did not (failed before:
+# "slower beyond noise (ratio to eager_fp32 +14.7%...)").
+expect 0 "$work/base.json" "$work/baseline_drifted.json"
+says "| softmax/fast |.*| +0.5% | eager_fp32 | -12.4% |.*| +14.7% | within noise (the ratio to eager_fp32 moved up beyond noise, the kernel's median did not: the baseline drifted) |"
+says "No regression"
+# Judged but not timed (failed before: "not measured", "No regression", exit 0).
+expect 1 "$work/base.json" "$work/refused.json"
+says "softmax/fast (cuda): NOT TIMED (timing refused: 60 of 116 timed requests unexplained"
+says "| softmax/fast | cuda | pass | pass | 1 \[0.99, 1.01\] | - |"
+expect 0 "$work/refused.json" "$work/base.json"                  # timed now: no regression by itself
+says "| softmax/fast |.*| not measured on base |"
+# A kernel missing from the new run (failed before: listed, exit 0).
+expect 1 "$work/base.json" "$work/without_slow.json"
+says "softmax/slow (cuda): missing from the new run (pass on base)"
+says "| softmax/slow | cuda | pass | - |.*| \*\*MISSING from the new run\*\* |"
 # A real regression on the drifted machine still fails, and only that kernel.
 expect 1 "$work/base.json" "$work/drifted_regression.json"
 says "| softmax/fast |.*| +43.0% | eager_fp32 | +30.0% |.*| +10.0% | \*\*slower beyond noise\*\* |"

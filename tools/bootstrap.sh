@@ -12,7 +12,7 @@
 # TORCH_CUDA_ARCH_LIST (default 9.0: there may be no GPU to probe), CI (warnings become errors).
 set -euo pipefail
 
-RKT_TORCH_VERSION="${RKT_TORCH_VERSION:-2.11.0}"  # Matches the H200 machine's torch (docs/gpu.md).
+RKT_TORCH_VERSION="${RKT_TORCH_VERSION:-2.11.0}"  # Matches the H200 machine's torch (docs/gpu_runs.md).
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build_dir="${RKT_BUILD_DIR:-$repo_root/build}"
 venv="${RKT_VENV:-$HOME/.cache/rkt/venv-torch-$RKT_TORCH_VERSION}"

@@ -27,6 +27,9 @@ struct CaseDetails {
   std::uint64_t seed = 0;
   std::string config;     ///< The task config ("default" when the task has none).
   std::string reproduce;  ///< Environment that replays the case, e.g. RKT_SEED=... or RC_PARAMS=...
+  /// The kernel library the case judged when it was not the judge's own (RKT_KERNEL_LIBRARY);
+  /// set by the supervision layer, which prints it in the replay command.
+  std::string kernel_library;
 };
 
 struct CaseOutcome {

@@ -47,11 +47,25 @@ bool matches_gtest_filter(const std::string& name, const std::string& filter) {
   return matches_any(positive, name) && !(negative.size() && matches_any(negative, name));
 }
 
-std::vector<std::string> selected_case_names(const std::string& kernel_fragment,
+bool kernel_selected(const std::string& id, const std::vector<std::string>& kernel_fragments) {
+  if (kernel_fragments.empty()) return true;
+  for (const std::string& fragment : kernel_fragments) {
+    if (id.find(fragment) != std::string::npos) return true;
+  }
+  return false;
+}
+
+std::string kernel_selection_text(const std::vector<std::string>& kernel_fragments) {
+  std::string text;
+  for (const std::string& fragment : kernel_fragments) text += (text.empty() ? "" : ", ") + fragment;
+  return text;
+}
+
+std::vector<std::string> selected_case_names(const std::vector<std::string>& kernel_fragments,
                                              const std::string& filter) {
   std::vector<std::string> names;
   for (const KernelSpec* kernel : registered_kernels()) {
-    if (kernel->full_id().find(kernel_fragment) == std::string::npos) continue;
+    if (!kernel_selected(kernel->full_id(), kernel_fragments)) continue;
     const TaskSpec* task = find_task(kernel->task_id());
     if (task == nullptr) continue;
     for (const KernelCase& kernel_case : cases_of(*kernel, *task)) {
@@ -62,11 +76,17 @@ std::vector<std::string> selected_case_names(const std::string& kernel_fragment,
   return names;
 }
 
-std::string case_selection_filter(const std::string& kernel_fragment, const std::string& filter) {
-  if (kernel_fragment.empty()) return filter.empty() ? "*" : filter;
-  if (filter.empty()) return "*" + kernel_fragment + "*.*";
+std::string case_selection_filter(const std::vector<std::string>& kernel_fragments,
+                                  const std::string& filter) {
+  if (kernel_fragments.empty()) return filter.empty() ? "*" : filter;
   std::string joined;
-  for (const std::string& name : selected_case_names(kernel_fragment, filter)) {
+  if (filter.empty()) {
+    for (const std::string& fragment : kernel_fragments) {
+      joined += (joined.empty() ? "" : ":") + ("*" + fragment + "*.*");
+    }
+    return joined;
+  }
+  for (const std::string& name : selected_case_names(kernel_fragments, filter)) {
     joined += (joined.empty() ? "" : ":") + name;
   }
   return joined;

@@ -1,4 +1,5 @@
 // Which cases `rkt test` runs: kernels chosen by --kernel and cases chosen by --filter, both applied.
+// --kernel may be given more than once: the kernels any of its fragments selects (the union).
 #pragma once
 
 #include <string>
@@ -11,14 +12,22 @@ namespace rkt {
 /// '?' one character. An empty positive part means '*', as in gtest.
 bool matches_gtest_filter(const std::string& name, const std::string& filter);
 
-/// The names of every registered case of kernels whose "task/kernel" id contains `kernel_fragment`
-/// (every kernel when empty) that also match `filter` (every case when empty), in catalog order.
-std::vector<std::string> selected_case_names(const std::string& kernel_fragment,
+/// True when the kernel id `id` ("task/kernel") contains one of `kernel_fragments` (every id when
+/// there are none): the --kernel options, repeated ones selecting the union.
+bool kernel_selected(const std::string& id, const std::vector<std::string>& kernel_fragments);
+
+/// The --kernel fragments as messages and results.json show them: "a, b" ("" when none).
+std::string kernel_selection_text(const std::vector<std::string>& kernel_fragments);
+
+/// The names of every registered case of the kernels `kernel_fragments` selects that also match
+/// `filter` (every case when empty), in catalog order.
+std::vector<std::string> selected_case_names(const std::vector<std::string>& kernel_fragments,
                                              const std::string& filter);
 
-/// The gtest filter for `rkt test --kernel K --filter F`: "*" when neither is given, F alone, the
-/// kernel pattern alone, or, when both are, the explicit list of the cases they both select
+/// The gtest filter for `rkt test --kernel K... --filter F`: "*" when neither is given, F alone,
+/// the kernel patterns alone, or, when both are, the explicit list of the cases they both select
 /// ("" when none: the caller reports it).
-std::string case_selection_filter(const std::string& kernel_fragment, const std::string& filter);
+std::string case_selection_filter(const std::vector<std::string>& kernel_fragments,
+                                  const std::string& filter);
 
 }  // namespace rkt

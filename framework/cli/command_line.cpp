@@ -73,13 +73,15 @@ Usage:
                                     the merge gate: BASE and NEW are results.json files or run
                                     folders; prints a Markdown table per kernel, absolute
                                     medians beside ratios; exit 0: no regression, 1: a kernel
-                                    slower beyond the measured noise, or failing or skipped in
-                                    NEW, or NEW unfinished; 2: unreadable input. Slower: its
-                                    median's ratio to the strongest baseline both runs timed
-                                    beside it (machine drift cancels) has a 95% interval wholly
-                                    above the base run's, widened by PERCENT (default
-                                    %TOLERANCE%); with --absolute, or without such a baseline,
-                                    the medians' own intervals decide
+                                    slower beyond the measured noise, failing or skipped in
+                                    NEW, passing but not timed in NEW (benchmark refused),
+                                    missing from NEW, or NEW unfinished; 2: unreadable input.
+                                    Slower: both its median and its median's ratio to the
+                                    strongest baseline both runs timed beside it have 95%
+                                    intervals wholly above the base run's, widened by PERCENT
+                                    (default %TOLERANCE%): machine drift moves the median alone,
+                                    baseline drift the ratio alone; with --absolute, or
+                                    without such a baseline, the medians' intervals decide
   rkt eval FILE... [--task ID] [--out DIR] [--json] [--jobs N] [--timeout SECONDS]
            [--benchmark-timeout SECONDS] [--file-timeout SECONDS] [--allow-declarations]
                                     compiles each .cpp/.cu file into its own kernel library
@@ -140,9 +142,11 @@ Usage:
                                     --benchmark_out_format=json, for compare.py)
   rkt --help
 
-  --kernel ID      only kernels whose "task/kernel" id contains ID
+  --kernel ID      only kernels whose "task/kernel" id contains ID; repeated, the kernels
+                   any of them selects (--kernel relu --kernel softmax: both tasks')
   --filter F       a gtest filter over "task/kernel.case" names, e.g. "softmax/*.correctness_*"
-                   (with --kernel, only cases both select run)
+                   (with --kernel, only cases both select run); given once: join
+                   patterns with ':' (a second --filter is refused)
   --timeout S      a case silent for S seconds is killed as hung (default %TIMEOUT% s;
                    ctest entries pass %CTEST_TIMEOUT% s)
   --benchmark-timeout S
@@ -227,7 +231,6 @@ int run_child(int argc, char** argv) {
 
 // An error saying that no kernel id contains `fragment`, with the nearest ids, else "".
 std::string unknown_kernel_error(const std::string& fragment) {
-  if (fragment.empty()) return "";
   for (const KernelSpec* kernel : registered_kernels()) {
     if (kernel->full_id().find(fragment) != std::string::npos) return "";
   }
@@ -241,12 +244,20 @@ std::string unknown_kernel_error(const std::string& fragment) {
   return message + (near.empty() ? "; 'rkt list' shows them" : "?");
 }
 
+// The first of the --kernel fragments that selects nothing, as unknown_kernel_error says it.
+std::string unknown_kernel_error(const std::vector<std::string>& fragments) {
+  for (const std::string& fragment : fragments) {
+    if (const std::string error = unknown_kernel_error(fragment); !error.empty()) return error;
+  }
+  return "";
+}
+
 struct ParsedOptions {
   bool json = false;
   bool replace = false;
   bool refuse_declarations = false;  ///< --refuse-declarations (rkt run)
   std::string ctest_file;
-  std::string kernel;
+  std::vector<std::string> kernels;  ///< --kernel, repeatable: the union of what each selects.
   std::string filter;
   std::string out;
   std::string junit;          ///< --junit FILE
@@ -261,6 +272,7 @@ struct ParsedOptions {
 // errors naming the flag.
 bool parse_options(const std::vector<std::string>& args, const std::vector<std::string>& allowed,
                    ParsedOptions& options, std::string& error) {
+  bool filter_given = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
     std::string arg = args[i];
     std::string attached_value;  // GoogleTest's flags carry their value after '='.
@@ -304,8 +316,19 @@ bool parse_options(const std::vector<std::string>& args, const std::vector<std::
       }
       (arg == "--junit" ? options.junit : options.gtest_output) = value;
     }
-    if (arg == "--kernel") options.kernel = value;
-    if (arg == "--filter") options.filter = value;
+    if (arg == "--kernel") options.kernels.push_back(value);
+    if (arg == "--filter") {
+      // A second --filter would replace the first without a word; gtest patterns already join
+      // with ':', so one --filter says the union.
+      if (filter_given) {
+        error = "--filter given twice ('" + options.filter + "', '" + value +
+                "'); join the patterns with ':' in one --filter (--filter '" + options.filter +
+                ":" + value + "')";
+        return false;
+      }
+      filter_given = true;
+      options.filter = value;
+    }
     if (arg == "--out") options.out = value;
     if (arg == "--shard") {
       try {
@@ -434,7 +457,7 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
                        options, error)) {
       return usage_error(error);
     }
-    if (const std::string unknown = unknown_kernel_error(options.kernel); !unknown.empty()) {
+    if (const std::string unknown = unknown_kernel_error(options.kernels); !unknown.empty()) {
       return usage_error(unknown);
     }
     std::string junit_path = options.junit;
@@ -451,9 +474,9 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
     SupervisionOptions supervision;
     supervision.executable = own_executable(argv[0]);
     // --kernel and --filter both apply: the cases of the chosen kernels that match the filter.
-    supervision.gtest_filter = case_selection_filter(options.kernel, options.filter);
+    supervision.gtest_filter = case_selection_filter(options.kernels, options.filter);
     if (supervision.gtest_filter.empty()) {
-      return usage_error("no case of the kernels matching '" + options.kernel +
+      return usage_error("no case of the kernels matching '" + kernel_selection_text(options.kernels) +
                          "' matches the filter '" + options.filter + "'");
     }
     if (options.timeout > 0) supervision.case_timeout_seconds = options.timeout;
@@ -462,7 +485,7 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
     (options.json ? std::cerr : std::cout)
         << "rkt test: seed " << base_seed() << " (RKT_SEED=" << base_seed()
         << " reproduces), filter " << (options.filter.empty() ? supervision.gtest_filter : options.filter)
-        << (options.kernel.empty() ? "" : ", kernels matching " + options.kernel)
+        << (options.kernels.empty() ? "" : ", kernels matching " + kernel_selection_text(options.kernels))
         << ", hidden inputs: " << hidden_inputs().summary() << "\nrkt test: kernels run "
         << isolation_summary() << std::endl;
     ::setenv("RKT_SEED", std::to_string(base_seed()).c_str(), 1);  // One seed for all children.
@@ -529,7 +552,7 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
                        options, error)) {
       return usage_error(error);
     }
-    if (const std::string unknown = unknown_kernel_error(options.kernel); !unknown.empty()) {
+    if (const std::string unknown = unknown_kernel_error(options.kernels); !unknown.empty()) {
       return usage_error(unknown);
     }
     if (options.refuse_declarations) {
@@ -555,7 +578,7 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
     MainJobOptions job;
     job.executable = own_executable(argv[0]);
     job.output_directory = options.out;
-    job.kernel_filter = options.kernel;
+    job.kernel_fragments = options.kernels;
     job.case_timeout_seconds = options.timeout;
     job.benchmark_timeout_seconds = options.benchmark_timeout;
     job.shard = options.shard;

@@ -15,12 +15,11 @@ Json interval(const RatioInterval& ratio) {
   return Json{{"ratio", ratio.ratio}, {"low", ratio.low}, {"high", ratio.high}};
 }
 
-// The command that replays a failed case on the same inputs: the case's own reproduce string
-// (RKT_SEED=..., RC_PARAMS=..., the judge, the case filter) with the eval's library chosen.
-std::string replay_with_library(const CaseRecord& record, const std::string& library) {
-  const std::string reproduce = case_reproduce(record);
-  if (reproduce.empty()) return "";  // withheld (a hidden case)
-  return std::string("RKT_KERNEL_LIBRARY=") + library + " " + reproduce;
+// The command that replays a failed case on the same inputs: the one every report prints
+// (replay_command_line), with the eval's library named.
+std::string replay_with_library(CaseRecord record, const std::string& library) {
+  record.details.kernel_library = library;
+  return case_reproduce(record);  // "" when withheld (a hidden case)
 }
 
 }  // namespace

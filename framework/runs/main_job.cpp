@@ -12,10 +12,12 @@
 #include <map>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 #include "framework/base/file_access.h"
 #include "framework/base/utc_time.h"
 #include "framework/benchmarks/benchmark_files.h"
+#include "framework/cases/case_selection.h"
 #include "framework/cases/task_filter.h"
 #include "framework/inputs/hidden_inputs.h"
 #include "framework/inputs/seeding.h"
@@ -55,6 +57,10 @@ std::string outcome_text(const KernelReport& entry) {
        << entry.cases.count("skipped") << " skipped";
   if (entry.benchmark.measured) {
     text << "; median " << std::setprecision(4) << entry.benchmark.time.median << " ms";
+  } else if (entry.verdict() == "pass") {
+    // Judged but not timed (a refused benchmark): `rkt compare` fails such a kernel, so the line
+    // says it now rather than a CI gate later.
+    text << "; NOT TIMED: " << entry.benchmark.problem;
   }
   text << ")";
   return text.str();
@@ -110,14 +116,14 @@ int run_main_job(const MainJobOptions& options) {
   // (CI, a pipe, a file) gets one plain line per finished kernel and nothing that redraws.
   const bool terminal = ::isatty(1) && std::getenv("CI") == nullptr;
 
-  const std::vector<const KernelSpec*> selected = selected_kernels(options.kernel_filter);
+  const std::vector<const KernelSpec*> selected = selected_kernels(options.kernel_fragments);
   const std::vector<const KernelSpec*> kernels = shard_share(selected, options.shard);
   RunReport report;
   report.started_utc = utc_time("%Y-%m-%dT%H:%M:%SZ");
   report.seed = base_seed();
   report.hidden_inputs = hidden_inputs().summary();
   report.isolation = isolation_summary();
-  report.kernel_filter = options.kernel_filter;
+  report.kernel_filter = kernel_selection_text(options.kernel_fragments);
   if (options.shard.sharded()) {
     report.shard_index = options.shard.index;
     report.shard_count = options.shard.count;
@@ -262,7 +268,18 @@ int run_main_job(const MainJobOptions& options) {
   std::cout << "\n" << markdown.substr(markdown.find("## Summary")) << "\nrkt run: wrote "
             << directory << "/results.json, report.md and report.html\n";
   int failures = 0;
-  for (const KernelReport& kernel : report.kernels) failures += kernel.verdict() == "FAIL";
+  std::vector<std::string> untimed;
+  for (const KernelReport& kernel : report.kernels) {
+    failures += kernel.verdict() == "FAIL";
+    if (kernel.verdict() == "pass" && !kernel.benchmark.measured) {
+      untimed.push_back(kernel.full_id() + " (" + kernel.benchmark.problem + ")");
+    }
+  }
+  if (!untimed.empty()) {
+    std::cout << "rkt run: " << untimed.size() << " of the passing kernels were not timed (their "
+              << "benchmark was refused or measured nothing; `rkt compare` fails them):\n";
+    for (const std::string& line : untimed) std::cout << "  " << line << "\n";
+  }
   return failures == 0 ? 0 : 1;
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "framework/runs/run_sharding.h"
 
@@ -10,7 +11,8 @@ namespace rkt {
 struct MainJobOptions {
   std::string executable;
   std::string output_directory;  ///< Default: runs/<UTC time>.
-  std::string kernel_filter;     ///< Only kernels whose full id contains this ("" = all).
+  /// --kernel, repeatable: only kernels whose full id contains one of these (none: all).
+  std::vector<std::string> kernel_fragments;
   int case_timeout_seconds = 0;       ///< --timeout: a silent case is killed (0: the default).
   int benchmark_timeout_seconds = 0;  ///< --benchmark-timeout (0: kBenchmarkProcessTimeoutSeconds).
   ShardSpec shard;  ///< --shard I/N: only this shard's share of the selected kernels.

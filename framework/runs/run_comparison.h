@@ -12,12 +12,16 @@
 // The rule: each median is recorded with its relative noise (half-width of its ~95%
 // distribution-free interval, divided by the median; docs/results_schema.md). A ratio's interval
 // runs from the kernel's low end over the baseline's high end to the kernel's high end over the
-// baseline's low end (both noises, combined at their worst). A kernel is "slower beyond noise"
-// when the low end of the new interval lies above the high end of the base interval (widened by
-// --tolerance); "faster beyond noise" the other way round; otherwise "within noise". A regression
-// is a kernel slower beyond noise, any kernel whose verdict in NEW is FAIL, a kernel that passed
-// on base and is skipped in NEW (nothing ran: a gate must not pass on no evidence), or a NEW run
-// that did not finish.
+// baseline's low end (both noises, combined at their worst). A median (or a ratio) moved "up
+// beyond noise" when the low end of the new interval lies above the high end of the base interval
+// (widened by --tolerance), "down" the other way round. A kernel is "slower beyond noise" when
+// its median and its ratio both moved up (under --absolute, or without a common baseline, the
+// median alone decides): drift of the machine moves the median alone, drift of the baseline the
+// ratio alone, a slower kernel both. A regression is a kernel slower beyond noise, any kernel
+// whose verdict in NEW is FAIL, a kernel that passed in NEW but was not timed (its benchmark
+// refused or produced nothing: nothing was measured), a kernel of BASE missing from NEW, a
+// kernel that passed on base and is skipped in NEW (nothing ran: a gate must not pass on no
+// evidence), or a NEW run that did not finish.
 #pragma once
 
 #include <string>

@@ -47,8 +47,11 @@ CaseRecord read_case(const JsonFields& fields) {
     details.seed_known = seed.has_value();
     if (details.seed_known) details.seed = *seed;
     details.config = fields.text("config");
-    // The writer appends the command that replays this case to the recorded environment.
-    details.reproduce = replay_environment(fields.text("reproduce"), record.name);
+    // The writer recorded the whole command that replays this case (replay_command_line): its
+    // environment and library are read back, the program and filter rebuilt by whoever prints it.
+    const ReplayParts replay = parse_replay_command(fields.text("reproduce"));
+    details.reproduce = replay.environment;
+    details.kernel_library = replay.kernel_library;
   }
   return record;
 }

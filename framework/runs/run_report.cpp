@@ -430,6 +430,7 @@ std::string report_markdown(const RunReport& report) {
                                             : "")
         << " | "
         << kernel.device << " | " << kernel.verdict() << (b.impossible ? " (impossible)" : "")
+        << (kernel.verdict() == "pass" && !b.measured ? " (not timed)" : "")
         << " | " << case_counts(kernel) << " | "
         << (b.measured ? fixed(b.time.median, 4) : "-") << " | "
         << (b.measured ? fixed(100 * b.time.relative_noise, 1) + "%" : "-") << " | "

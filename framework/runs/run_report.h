@@ -81,7 +81,7 @@ struct RunReport {
   std::map<std::string, DevicePeaks> peaks;  ///< device -> measured peaks
   std::vector<KernelReport> kernels;
   bool finished = false;
-  /// The --kernel fragment the run selected kernels with ("" = all).
+  /// The --kernel fragments the run selected kernels with, ", " between them ("" = all).
   std::string kernel_filter;
   /// `rkt run --shard I/N`: this run's shard (0/0 when not sharded) and how many kernels the
   /// whole run selects over all its shards (framework/runs/run_sharding.h).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "framework/cases/case_selection.h"
 #include "rkt/registration.h"
 
 namespace rkt {
@@ -33,10 +34,10 @@ ShardSpec parse_shard(const std::string& text) {
   return {static_cast<int>(index), static_cast<int>(count)};
 }
 
-std::vector<const KernelSpec*> selected_kernels(const std::string& kernel_filter) {
+std::vector<const KernelSpec*> selected_kernels(const std::vector<std::string>& kernel_fragments) {
   std::vector<const KernelSpec*> kernels;
   for (const KernelSpec* kernel : registered_kernels()) {
-    if (kernel->full_id().find(kernel_filter) != std::string::npos) kernels.push_back(kernel);
+    if (kernel_selected(kernel->full_id(), kernel_fragments)) kernels.push_back(kernel);
   }
   std::sort(kernels.begin(), kernels.end(), [](const KernelSpec* a, const KernelSpec* b) {
     return a->full_id() < b->full_id();

@@ -24,8 +24,8 @@ struct ShardSpec {
 /// Parses "I/N" (1 <= I <= N). Throws std::invalid_argument naming what is wrong with `text`.
 ShardSpec parse_shard(const std::string& text);
 
-/// The kernels whose full id contains `kernel_filter`, sorted by full id.
-std::vector<const KernelSpec*> selected_kernels(const std::string& kernel_filter);
+/// The kernels whose full id contains one of `kernel_fragments` (all when none), sorted by full id.
+std::vector<const KernelSpec*> selected_kernels(const std::vector<std::string>& kernel_fragments);
 
 /// The share of `sorted` (kernels, or a baseline table's tasks, sorted by id) that `shard` runs:
 /// positions I-1, I-1+N, I-1+2N, ... (all of them when not sharded).

@@ -26,14 +26,19 @@ bool starts_with(const std::string& text, const std::string& prefix) {
 
 }  // namespace
 
-std::string with_case_details(const std::string& message, const CaseDetails& details) {
+std::string with_case_details(const std::string& message, const CaseDetails& details,
+                              const std::string& case_name) {
   if (!details.known) return message;
+  const std::string library =
+      details.kernel_library.empty() ? replay_kernel_library() : details.kernel_library;
+  const std::string reproduce =
+      details.reproduce.empty() ? "" : replay_command_line(library, details.reproduce, case_name);
   std::ostringstream line;
   line << message << kCaseDetailsMarker << "dims";
   for (const auto& [name, size] : details.dims) line << " " << name << "=" << size;
   line << kFieldSeparator << "scale " << number(details.scale) << kFieldSeparator << "seed "
        << (details.seed_known ? std::to_string(details.seed) : "withheld") << kFieldSeparator
-       << "config " << details.config << kFieldSeparator << kReproduceField << details.reproduce;
+       << "config " << details.config << kFieldSeparator << kReproduceField << reproduce;
   return line.str();
 }
 
@@ -46,7 +51,11 @@ CaseDetails take_case_details(std::string& message) {
   if (line.find('\n') != std::string::npos) return details;  // Not our last line: leave it.
   const std::size_t reproduce = line.find(std::string(kFieldSeparator) + kReproduceField);
   if (reproduce == std::string::npos) return details;
-  details.reproduce = line.substr(reproduce + 2 + std::string(kReproduceField).size());
+  // The whole command: its environment and library are kept, the program and filter rebuilt.
+  const ReplayParts parts =
+      parse_replay_command(line.substr(reproduce + 2 + std::string(kReproduceField).size()));
+  details.reproduce = parts.environment;
+  details.kernel_library = parts.kernel_library;
   std::istringstream fields(line.substr(0, reproduce));
   try {
     for (std::string field; std::getline(fields, field, ';');) {
@@ -112,54 +121,6 @@ Json case_record(const CaseRecord& record) {
 }
 
 }  // namespace
-
-namespace {
-std::string& replay_program_name() {
-  static std::string program = "rkt";
-  return program;
-}
-
-// `text` as one shell word: unchanged when it holds only safe characters, else single-quoted.
-std::string shell_word(const std::string& text) {
-  const bool safe = !text.empty() && text.find_first_not_of(
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_./+-=:,@%") == std::string::npos;
-  if (safe) return text;
-  std::string quoted = "'";
-  for (char c : text) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
-}  // namespace
-
-void set_replay_program(const std::string& program) { replay_program_name() = program; }
-
-std::string replay_command(const std::string& case_name) {
-  return shell_word(replay_program_name()) + " test --filter '" + case_name + "'";
-}
-
-std::string case_reproduce(const CaseRecord& record) {
-  const std::string& environment = record.details.reproduce;
-  return environment.empty() ? "" : environment + " " + replay_command(record.name);
-}
-
-std::string replay_environment(const std::string& reproduce, const std::string& case_name) {
-  // The command is the last part: " PROGRAM test --filter 'NAME'", PROGRAM one shell word.
-  const std::string tail = " test --filter '" + case_name + "'";
-  if (reproduce.size() < tail.size() ||
-      reproduce.compare(reproduce.size() - tail.size(), tail.size(), tail) != 0) {
-    return reproduce;
-  }
-  const std::size_t program_end = reproduce.size() - tail.size();
-  std::size_t program_start = 0;
-  if (program_end > 0 && reproduce[program_end - 1] == '\'') {
-    // A quoted program: back to its opening quote.
-    const std::size_t quote = program_end >= 2 ? reproduce.rfind(" '", program_end - 2) : std::string::npos;
-    program_start = quote == std::string::npos ? 0 : quote + 1;
-  } else if (program_end > 0) {
-    const std::size_t space = reproduce.rfind(' ', program_end - 1);
-    program_start = space == std::string::npos ? 0 : space + 1;
-  }
-  return program_start == 0 ? "" : reproduce.substr(0, program_start - 1);
-}
 
 std::string case_record_json(const CaseRecord& record) { return json_text(case_record(record), -1); }
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "framework/cases/case_outcome.h"
+#include "framework/supervision/replay_command.h"
 #include "framework/supervision/supervisor.h"
 
 namespace rkt {
@@ -16,28 +17,15 @@ namespace rkt {
 /// The line that starts a message's details: "[case] dims B=3 N=5; scale 1; seed 42; ...".
 inline constexpr const char* kCaseDetailsMarker = "\n[case] ";
 
-/// `message` followed by the details line (unchanged when the details are not known).
-std::string with_case_details(const std::string& message, const CaseDetails& details);
+/// `message` followed by the details line (unchanged when the details are not known); its
+/// `reproduce` field is the whole command that replays case `case_name` (replay_command_line,
+/// with this process's kernel library when the details name none).
+std::string with_case_details(const std::string& message, const CaseDetails& details,
+                              const std::string& case_name);
 
 /// Removes a details line from the end of `message` and returns what it said (known == false when
 /// there was none or it could not be read).
 CaseDetails take_case_details(std::string& message);
-
-/// The program a case's `reproduce` command runs: "rkt" until the judge names itself at start
-/// (its own path), so that a user's suite (my_suite) replays with itself, pasted from anywhere.
-void set_replay_program(const std::string& program);
-
-/// "PROGRAM test --filter 'NAME'": the command that replays case `case_name`, PROGRAM quoted for a
-/// shell where it needs it.
-std::string replay_command(const std::string& case_name);
-
-/// The command that replays a record's case on the same inputs: its details' environment
-/// (RKT_SEED=..., RC_PARAMS=...) and replay_command; "" when the details withhold it.
-std::string case_reproduce(const CaseRecord& record);
-
-/// What a recorded `reproduce` string holds before its replay command (the environment it sets:
-/// RKT_SEED, RC_PARAMS), for any program; `reproduce` itself when it has none.
-std::string replay_environment(const std::string& reproduce, const std::string& case_name);
 
 /// One case as a JSON object: name, suite, case, status, milliseconds, message, and, when known,
 /// dims, scale, seed (null when withheld), config and reproduce.

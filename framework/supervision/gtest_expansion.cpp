@@ -17,26 +17,41 @@ namespace {
 
 class KernelCaseTest : public ::testing::Test {
  public:
-  explicit KernelCaseTest(std::function<CaseOutcome()> run) : run_(std::move(run)) {}
+  KernelCaseTest(std::function<CaseOutcome()> run, std::string file, int line)
+      : run_(std::move(run)), file_(std::move(file)), line_(line) {}
 
   void TestBody() override {
     const CaseOutcome outcome = run_();
-    // The details (dims, scale, seed, reproduce) ride at the end of the message; the supervisor
-    // takes them off into its record (framework/supervision/case_records_json.h).
-    const std::string message = with_case_details(outcome.message, outcome.details);
+    const ::testing::TestInfo& info = *::testing::UnitTest::GetInstance()->current_test_info();
+    // The details (dims, scale, seed, the whole replay command) ride at the end of the message;
+    // the supervisor takes them off into its record (framework/supervision/case_records_json.h).
+    const std::string message =
+        with_case_details(outcome.message, outcome.details,
+                          std::string(info.test_suite_name()) + "." + info.name());
+    // A failure or skip is located at the kernel's ROBUST_KERNEL_TEST line, the user's code,
+    // not at this file: gtest prints the location above the message, and a framework path there
+    // ("../../framework/supervision/gtest_expansion.cpp:32: Failure") tells a user nothing.
     switch (outcome.status) {
       case CaseStatus::passed:
         std::cout << "  " << outcome.message << "\n";
         RecordProperty(kCaseSummaryProperty, message);  // Reports keep it.
         return;
-      case CaseStatus::failed: ADD_FAILURE() << message; return;
-      case CaseStatus::dropped: GTEST_SKIP() << "dropped: " << message; return;
-      case CaseStatus::skipped: GTEST_SKIP() << message; return;
+      case CaseStatus::failed: ADD_FAILURE_AT(file_.c_str(), line_) << message; return;
+      case CaseStatus::dropped: skip("dropped: " + message); return;
+      case CaseStatus::skipped: skip(message); return;
     }
   }
 
  private:
+  // GTEST_SKIP() at the kernel's line (gtest has no public GTEST_SKIP_AT).
+  void skip(const std::string& message) const {
+    GTEST_MESSAGE_AT_(file_.c_str(), line_, message.c_str(),
+                      ::testing::TestPartResult::kSkip);
+  }
+
   std::function<CaseOutcome()> run_;
+  std::string file_;
+  int line_;
 };
 
 }  // namespace
@@ -81,8 +96,9 @@ void register_gtest_cases() {
     for (KernelCase& kernel_case : cases_of(*kernel, *task)) {
       ::testing::RegisterTest(kernel_case.suite.c_str(), kernel_case.name.c_str(), nullptr,
                               nullptr, kernel->file().c_str(), kernel->line(),
-                              [run = kernel_case.run]() -> ::testing::Test* {
-                                return new KernelCaseTest(run);
+                              [run = kernel_case.run, file = kernel->file(),
+                               line = kernel->line()]() -> ::testing::Test* {
+                                return new KernelCaseTest(run, file, line);
                               });
     }
   }

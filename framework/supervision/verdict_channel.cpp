@@ -39,7 +39,7 @@ class VerdictReporter : public ::testing::EmptyTestEventListener {
     // supervisor's record of a case killed as hung carries them (cases/case_announcement.h).
     set_case_inputs_listener([this](const CaseDetails& details) {
       if (running_.empty()) return;
-      write_record("inputs " + running_ + " " + escape_record_field(with_case_details("", details)));
+      write_record("inputs " + running_ + " " + escape_record_field(with_case_details("", details, running_)));
     });
   }
   ~VerdictReporter() override { set_case_inputs_listener(nullptr); }

@@ -117,6 +117,16 @@ code=$?
 set -e
 [ "$code" = 1 ] || { cat "$work/replay"; fail "the replay exited $code, expected 1: $reproduce"; }
 grep -q "FAILED" "$work/replay" || { cat "$work/replay"; fail "the replay did not fail the case"; }
+# The run folder's report.md prints the same command for that case, library included (before:
+# "RKT_SEED=... build/bin/rkt test --filter '...'", which said "no test case matched the filter").
+case_name="$("$python" -c '
+import json, sys
+for line in open(sys.argv[1]):
+    record = json.loads(line)
+    if record["file"].endswith("relu_wrong_edge.cpp"): print(record["first_failure"]["case"])
+' "$work/records")"
+grep -qF -- "- replay: \`$reproduce\`" "$work/run/report.md" \
+  || { grep -n "replay" "$work/run/report.md"; fail "report.md does not print the replay of $case_name: $reproduce"; }
 
 # Resume: the same files into the same folder judge nothing again (libraries from the cache, and
 # records from eval.jsonl), and give the same verdicts; honest alone exits 0, with a failure 1.

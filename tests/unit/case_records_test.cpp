@@ -30,8 +30,11 @@ CaseDetails example_details() {
 
 TEST(CaseDetails, TravelAtTheEndOfTheMessageAndComeOffIntact) {
   const std::string original = "softmax/x failed:\n  3 of 123 elements are outside atol";
-  std::string message = with_case_details(original, example_details());
+  std::string message = with_case_details(original, example_details(), "softmax/x.property_shapes");
   EXPECT_THAT(message, HasSubstr("\n[case] dims B=3 N=41; scale -0.25; seed 123456789"));
+  // The line carries the whole command, as pasted: environment, program, the case's filter.
+  EXPECT_THAT(message, HasSubstr("; reproduce " + example_details().reproduce +
+                                 " rkt test --filter 'softmax/x.property_shapes'"));
   message += "\n";  // The verdict channel may add a newline.
   const CaseDetails back = take_case_details(message);
   EXPECT_EQ(message, original);
@@ -48,14 +51,14 @@ TEST(CaseDetails, AMessageWithoutDetailsIsLeftAlone) {
   const std::string before = message;
   EXPECT_FALSE(take_case_details(message).known);
   EXPECT_EQ(message, before);
-  EXPECT_EQ(with_case_details("plain", CaseDetails{}), "plain");
+  EXPECT_EQ(with_case_details("plain", CaseDetails{}, "a/b.c"), "plain");
 }
 
 TEST(CaseDetails, AWithheldSeedStaysWithheld) {
   CaseDetails details = example_details();
   details.seed_known = false;
   details.reproduce.clear();
-  std::string message = with_case_details("m", details);
+  std::string message = with_case_details("m", details, "softmax/x.correctness_x1");
   const CaseDetails back = take_case_details(message);
   ASSERT_TRUE(back.known);
   EXPECT_FALSE(back.seed_known);
@@ -83,9 +86,9 @@ TEST(CaseSelection, GtestFilterSyntax) {
   EXPECT_TRUE(matches_gtest_filter("relu/a.property_shapes", "-*.correctness_*"));
   EXPECT_TRUE(matches_gtest_filter("relu/ab.x", "relu/a?.x"));
   EXPECT_FALSE(matches_gtest_filter("relu/abc.x", "relu/a?.x"));
-  EXPECT_EQ(case_selection_filter("", ""), "*");
-  EXPECT_EQ(case_selection_filter("", "F"), "F");
-  EXPECT_EQ(case_selection_filter("softmax/k", ""), "*softmax/k*.*");
+  EXPECT_EQ(case_selection_filter({}, ""), "*");
+  EXPECT_EQ(case_selection_filter({}, "F"), "F");
+  EXPECT_EQ(case_selection_filter({"softmax/k"}, ""), "*softmax/k*.*");
 }
 
 std::string output_of(const std::string& command) {
@@ -140,6 +143,25 @@ TEST(CaseRecords, ReproduceNamesTheBinaryThatRanAndReadsBackItsEnvironment) {
   }
   EXPECT_EQ(replay_environment("rkt test --filter '" + record.name + "'", record.name), "");
   EXPECT_EQ(replay_environment("RKT_SEED=5", record.name), "RKT_SEED=5");
+}
+
+TEST(CaseRecords, AReplayNamesTheKernelLibraryItJudgedAndReadsItBack) {
+  CaseRecord record;
+  record.name = "softmax/my_unrolled.values_mixed_magnitudes";
+  record.details.known = true;
+  record.details.reproduce = "RKT_SEED=7";
+  record.details.kernel_library = "/cache/eval/ab 12/libkernels.so";
+  const std::string command = case_reproduce(record);
+  EXPECT_EQ(command, "RKT_KERNEL_LIBRARY='/cache/eval/ab 12/libkernels.so' RKT_SEED=7 rkt test "
+                     "--filter 'softmax/my_unrolled.values_mixed_magnitudes'");
+  const ReplayParts parts = parse_replay_command(command);
+  EXPECT_EQ(parts.kernel_library, record.details.kernel_library);
+  EXPECT_EQ(parts.environment, "RKT_SEED=7");
+  // The [case] line carries the library too, and comes off with it.
+  std::string message = with_case_details("m", record.details, record.name);
+  const CaseDetails back = take_case_details(message);
+  EXPECT_EQ(back.kernel_library, record.details.kernel_library);
+  EXPECT_EQ(back.reproduce, "RKT_SEED=7");
 }
 
 }  // namespace

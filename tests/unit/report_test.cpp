@@ -173,6 +173,19 @@ TEST(Aggregate, KeepsPrecisionBlindTasksAndMarksThem) {
   EXPECT_THAT(report_html(run), ::testing::HasSubstr("precision-blind: precision claims"));
 }
 
+TEST(ReportWriters, AKernelThatPassedButWasNotTimedSaysSo) {
+  // Its benchmark was refused: the verdict stays pass (every case passed), and says "not timed"
+  // beside it with the reason in the notes (before: a bare "pass", and `rkt compare` read "not
+  // measured", "No regression").
+  RunReport run = synthetic_run();
+  BenchmarkRecord& bench = run.kernels[0].benchmark;
+  bench.measured = false;
+  bench.problem = "timing refused: 60 of 116 timed requests unexplained by the judge's clock";
+  const std::string markdown = report_markdown(run);
+  EXPECT_THAT(markdown, ::testing::HasSubstr("| pass (not timed) |"));
+  EXPECT_THAT(markdown, ::testing::HasSubstr("not benchmarked: timing refused: 60 of 116"));
+}
+
 void expect_golden(const std::string& name, const std::string& actual) {
   const std::string path = std::string(RKT_GOLDEN_DIRECTORY) + "/" + name;
   if (const char* update = std::getenv("RKT_UPDATE_GOLDEN"); update && std::string(update) == "1") {

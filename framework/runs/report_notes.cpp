@@ -124,8 +124,8 @@ void add_kernel_notes(const KernelReport& kernel, std::vector<ReportNote>& notes
                              ": calls of " + fixed(shortest, 4) + " ms (the shorter of its median and " +
                              bench.strongest_baseline + "'s), under " +
                              plain_number(defaults::kShortBenchmarkCallMilliseconds) +
-                             " ms, are mostly fixed per-call cost (dispatch, a launch, the harness's "
-                             "call): its speedup says little about the kernel's own speed"});
+                             " ms, are largely fixed per-call cost (dispatch, a launch, "
+                             "cold caches): its speedup says little about the kernel's own speed"});
   }
   if (bench.impossible) {
     notes.push_back({id,

@@ -213,10 +213,10 @@ std::string benchmark_size_text(const BenchmarkRecord& b) {
   return b.dims.empty() ? "size not recorded" : b.dims;
 }
 
-// "short calls: the speedup is mostly fixed per-call cost (under 0.05 ms)", or "".
+// "short calls: the speedup is mostly fixed per-call cost (under 0.1 ms)", or "".
 std::string short_benchmark_warning(const BenchmarkRecord& b) {
   if (!short_benchmark_calls(b)) return "";
-  return "short calls: the speedup is mostly fixed per-call cost (under " +
+  return "short calls: the speedup is largely fixed per-call cost (under " +
          plain_number(defaults::kShortBenchmarkCallMilliseconds) + " ms)";
 }
 
@@ -261,17 +261,18 @@ std::string scatter_plot_svg(const RunReport& report) {
   }
   const bool memory_axis =
       std::any_of(points.begin(), points.end(), [](const Point& p) { return p.memory > 0; });
-  // The x axis's decades (log10) when it shows call times.
+  // The x axis's decades (log10) when it shows call times: every median and the short-call
+  // threshold, with room on both sides, so that no point sits on the border.
   double low = -2, high = 1;
   if (!memory_axis && !points.empty()) {
-    low = high = std::log10(std::max(points[0].kernel->benchmark.time.median, 1e-9));
+    low = high = std::log10(defaults::kShortBenchmarkCallMilliseconds);
     for (const Point& p : points) {
       const double decade = std::log10(std::max(p.kernel->benchmark.time.median, 1e-9));
       low = std::min(low, decade);
       high = std::max(high, decade);
     }
-    low = std::floor(low);
-    high = std::max(std::ceil(high), low + 1);
+    low = std::floor(low - 0.2);
+    high = std::ceil(high + 0.2);
   }
   const double size = 420, margin = 50, extent = 4;  // log2 extent: 1/16 .. 16
   const double strip = untimed_failures.empty() ? 0 : 44;  // [px] the untimed failures' strip
@@ -293,7 +294,7 @@ std::string scatter_plot_svg(const RunReport& report) {
     out << "<p>Memory was not measured on this device, so the x axis is each kernel's median "
            "time per call (log scale); points left of the dashed line are calls under "
         << plain_number(defaults::kShortBenchmarkCallMilliseconds)
-        << " ms, whose speedups are mostly fixed per-call cost.</p>\n";
+        << " ms, whose speedups are largely fixed per-call cost.</p>\n";
   }
   out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
       << "\" viewBox=\"0 0 " << width << " " << height << "\">\n"

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # What `rkt run` prints, on the CPU over a few cheap kernels:
-# 1. In a log (not a terminal: CI, a pipe): one plain line per finished kernel,
-#    "rkt run: [i/N] task/kernel verdict (...) in T", and no progress redraws.
+# 1. In a log (not a terminal: CI, a pipe): what the run will judge and skip, up front
+#    ("rkt run: judging 2 cpu kernels; skipping 1 cuda kernel: ..."); a line per finished case,
+#    "rkt run: [i/N] task/kernel: case status, T" (issue 31: a long kernel said nothing for
+#    minutes); one plain line per finished kernel, "rkt run: [i/N] task/kernel verdict (...) in T";
+#    and no progress redraws.
 # 2. On a terminal (a pseudo-terminal from script(1)): before each kernel, done/total, the
 #    elapsed time and an estimate of the time left.
 # 3. With RKT_SECRET_SEED and RKT_HIDDEN_SUITE set, neither value (the seed, the suite file's
@@ -25,6 +28,12 @@ total=$(sed -n 's/^rkt run: \([0-9]*\) kernels, seed.*/\1/p' "$work/log")
 [ -n "$total" ] && [ "$total" -ge 2 ] || fail "the run did not announce its kernels"
 [ "$kernels" = "$total" ] || fail "$kernels lines for $total kernels"
 ! grep -q "estimate\|left$" "$work/log" || fail "terminal progress lines in a log"
+grep -qE "^rkt run: judging [0-9]+ (cpu|cuda) kernels?( and [0-9]+ cuda kernels?)?(; skipping [0-9]+ cuda kernels?: .+)?$" "$work/log" \
+  || fail "the run did not say up front what it judges and what it skips"
+grep -qE "^rkt run: \[1/$total\] relu/[a-z_0-9]+: correctness_[a-z0-9_]+ passed, [0-9]+ s$" "$work/log" \
+  || fail "no line for a finished case"
+grep -qE "^rkt run: \[[0-9]+/$total\] relu/[a-z_0-9]+: benchmark passed, [0-9]+ s$" "$work/log" \
+  || fail "no line for a finished benchmark"
 grep -q "hidden inputs: secret seed; hidden suite of 3 cases" "$work/log" || fail "hidden inputs not announced"
 # A number is found as a whole number only: the measured times in the run folder may contain
 # its digits (0.0704093 is not the dim 4093; N=4093, N4093 and 4093, are).

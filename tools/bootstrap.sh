@@ -58,8 +58,11 @@ cmake "${cmake_args[@]}" >"$build_dir.configure.log" 2>&1 || {
   cat "$build_dir.configure.log"
   exit 1
 }
-say "building (logs: $build_dir.build.log)"
-cmake --build "$build_dir" -j "$(nproc)" >"$build_dir.build.log" 2>&1 || {
+# A cold build takes an hour on a loaded 2-core machine: a line every this often says it runs.
+build_heartbeat_seconds=60  # [s]
+say "building (logs: $build_dir.build.log; a line every $build_heartbeat_seconds s while it runs)"
+"$repo_root/tools/with_heartbeat.sh" bootstrap building "$build_heartbeat_seconds" \
+  "$build_dir.build.log" cmake --build "$build_dir" -j "$(nproc)" || {
   tail -n 80 "$build_dir.build.log"
   exit 1
 }

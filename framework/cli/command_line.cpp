@@ -51,8 +51,9 @@ Usage:
   rkt test [--kernel ID] [--filter GTEST_FILTER] [--timeout SECONDS] [--json]
            [--junit FILE | --gtest_output=xml[:FILE]]
                                     runs cases, each kernel in its own supervised process;
-                                    --json: one record per case (status, message, dims,
-                                    scale, seed, config, reproduce) on standard output;
+                                    --json: one JSON document on standard output, its
+                                    "cases" one record per case (status, message, dims,
+                                    scale, seed, config, reproduce);
                                     --junit: JUnit XML, one testcase per case (crashed and
                                     hung ones too), one testsuite per task/kernel, failure
                                     messages with the replay command (--gtest_output=xml:FILE
@@ -95,8 +96,8 @@ Usage:
                                     rkt run does, each file in a judge of its own, killed
                                     after --file-timeout s in all (default %EVAL_FILE_TIMEOUT%;
                                     its finished kernels keep their records); --task: only
-                                    that task's kernels; --json: one record per kernel on
-                                    standard output (verdict, cases, first failure with its
+                                    that task's kernels; --json: one JSON record per kernel,
+                                    one a line, on standard output (verdict, cases, first failure with its
                                     replay command, median, speedups with intervals, memory,
                                     library hash); DIR/results.json, report.md, report.html,
                                     eval.jsonl (default DIR: runs/eval-<UTC time>); a second

@@ -30,6 +30,11 @@
 namespace rkt {
 namespace {
 
+// "1 file", "3 files"; "1 library", "2 libraries".
+std::string counted(std::size_t count, const std::string& one, const std::string& many = "") {
+  return std::to_string(count) + " " + (count == 1 ? one : many.empty() ? one + "s" : many);
+}
+
 constexpr const char* kRecordsFile = "eval.jsonl";  // in the run folder: one record per line
 
 std::string base_name(const std::string& path) {
@@ -157,7 +162,7 @@ FileOutcome judge_library(const EvalOptions& options, const CompiledSource& sour
       }
     }
     failed.status = "judge_timeout";
-    std::string done_text = finished.empty() ? "no kernel" : std::to_string(finished.size()) + " kernels (";
+    std::string done_text = finished.empty() ? "no kernel" : counted(finished.size(), "kernel") + " (";
     for (std::size_t i = 0; i < finished.size(); ++i) done_text += (i ? ", " : "") + finished[i];
     if (!finished.empty()) done_text += ")";
     failed.message = "the judge of " + source.source + " was " + describe_outcome(judged) +
@@ -390,8 +395,8 @@ int run_eval_job(const EvalOptions& options) {
   const int jobs = options.jobs > 0 ? options.jobs
                                     : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   const EvalToolchain toolchain = eval_toolchain(options.worker);
-  progress << "rkt eval: " << options.sources.size() << " files, " << jobs
-           << " compilers at a time (toolchain: " << toolchain.origin << "; libraries cached in "
+  progress << "rkt eval: " << counted(options.sources.size(), "file") << ", " << jobs
+           << (jobs == 1 ? " compiler" : " compilers") << " at a time (toolchain: " << toolchain.origin << "; libraries cached in "
            << cache << "), seed " << base_seed() << " (RKT_SEED=" << base_seed()
            << " reproduces), results in " << directory << "\n"
            << std::flush;
@@ -410,13 +415,27 @@ int run_eval_job(const EvalOptions& options) {
   }
   const double compile_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  int fresh = 0;
-  for (const CompiledSource& source : compiled) fresh += source.compiled() && !source.cached;
-  progress << "rkt eval: compiled " << fresh << " libraries in " << number_text(compile_seconds, 3)
-           << " s (" << std::count_if(compiled.begin(), compiled.end(),
-                                      [](const CompiledSource& s) { return s.compiled() && s.cached; })
-           << " from the cache)\n"
-           << std::flush;
+  int fresh = 0, from_cache = 0;
+  std::map<std::string, int> not_compiled;  // status -> files ("compile_error": 1)
+  for (const CompiledSource& source : compiled) {
+    fresh += source.compiled() && !source.cached;
+    from_cache += source.compiled() && source.cached;
+    if (!source.compiled()) ++not_compiled[source.status];
+  }
+  // "compiled 2 libraries in 3.1 s (1 from the cache); 1 file gave no library: compile_error": a file that
+  // gave no library is said to have failed, never counted as "compiled 0".
+  progress << "rkt eval: compiled " << counted(fresh, "library", "libraries") << " in "
+           << number_text(compile_seconds, 3) << " s (" << from_cache << " from the cache)";
+  if (!not_compiled.empty()) {
+    int failed = 0;
+    std::string statuses;
+    for (const auto& [status, files] : not_compiled) {
+      failed += files;
+      statuses += (statuses.empty() ? "" : ", ") + status + (files > 1 ? " x" + std::to_string(files) : "");
+    }
+    progress << "; " << counted(failed, "file") << " gave no library: " << statuses;
+  }
+  progress << "\n" << std::flush;
 
   const std::map<std::string, std::vector<EvalRecord>> earlier = earlier_records(directory);
   RunReport report;

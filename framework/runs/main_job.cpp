@@ -1,10 +1,15 @@
 #include "framework/runs/main_job.h"
 
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <iomanip>
@@ -66,6 +71,69 @@ std::string outcome_text(const KernelReport& entry) {
   return text.str();
 }
 
+// A signal that ends the job (Ctrl-C, SIGTERM from a CI runner or `timeout`) first says where
+// the results so far are. The handler may only write(2) a ready text: the job keeps two buffers
+// and flips which one is current, so that the handler never reads one being written.
+constexpr std::size_t kStopTextBytes = 4096;
+char stop_texts[2][kStopTextBytes];
+std::atomic<int> current_stop_text{-1};
+
+void set_stop_text(const std::string& text) {
+  const int next = current_stop_text.load() == 0 ? 1 : 0;
+  const std::size_t length = std::min(text.size(), kStopTextBytes - 1);
+  std::memcpy(stop_texts[next], text.data(), length);
+  stop_texts[next][length] = '\0';
+  current_stop_text.store(next);
+}
+
+extern "C" void say_where_the_results_are_and_die(int signal_number) {
+  const int current = current_stop_text.load();
+  if (current >= 0) {
+    const char* name = signal_number == SIGINT ? "\nrkt run: interrupted (SIGINT)"
+                                               : "\nrkt run: stopped by SIGTERM";
+    [[maybe_unused]] ssize_t written = ::write(2, name, std::strlen(name));
+    written = ::write(2, stop_texts[current], std::strlen(stop_texts[current]));
+  }
+  ::signal(signal_number, SIG_DFL);
+  ::raise(signal_number);
+}
+
+void install_stop_message() {
+  for (const int signal_number : {SIGINT, SIGTERM}) {
+    struct sigaction current {};
+    // A signal the job was started ignoring (a background job's SIGINT) stays ignored.
+    if (::sigaction(signal_number, nullptr, &current) == 0 && current.sa_handler == SIG_IGN) continue;
+    struct sigaction handler {};
+    handler.sa_handler = say_where_the_results_are_and_die;
+    sigemptyset(&handler.sa_mask);
+    ::sigaction(signal_number, &handler, nullptr);
+  }
+}
+
+// The heartbeat's interval: kCaseHeartbeatSeconds, or RKT_HEARTBEAT_SECONDS when set.
+int heartbeat_seconds() {
+  const char* text = std::getenv("RKT_HEARTBEAT_SECONDS");
+  if (text == nullptr || *text == '\0') return defaults::kCaseHeartbeatSeconds;
+  const int seconds = std::atoi(text);
+  return seconds > 0 ? seconds : defaults::kCaseHeartbeatSeconds;
+}
+
+// "rkt run: [5/92] rkb_layernorm_backward/cpu_loops: property_shapes passed, 40 s", or
+// "rkt run: [5/92] still running rkb_layernorm_backward/cpu_loops: property_shapes, 1 min 30 s".
+void print_case_progress(const std::string& position, const CaseProgress& progress) {
+  const std::size_t slash = progress.case_name.find('/');
+  const std::size_t dot = progress.case_name.find('.', slash == std::string::npos ? 0 : slash);
+  const std::string kernel = progress.case_name.substr(0, dot);
+  const std::string name = dot == std::string::npos ? "" : progress.case_name.substr(dot + 1);
+  if (progress.event == CaseProgress::Event::ended) {
+    std::cout << "rkt run: " << position << " " << kernel << ": " << name << " " << progress.status
+              << ", " << duration_text(progress.seconds) << "\n" << std::flush;
+  } else if (progress.event == CaseProgress::Event::still_running) {
+    std::cout << "rkt run: " << position << " still running " << kernel << ": " << name << ", "
+              << duration_text(progress.seconds) << "\n" << std::flush;
+  }
+}
+
 // The cases' run honours --timeout; the benchmark's its own limit (a benchmark of a slow kernel
 // and its baselines can outlast any case).
 SupervisionOptions supervision_for(const MainJobOptions& options, const std::string& filter,
@@ -75,6 +143,7 @@ SupervisionOptions supervision_for(const MainJobOptions& options, const std::str
   supervision.gtest_filter = filter;
   supervision.extra_args = {"--gtest_brief=1"};
   supervision.echo_child_output = false;
+  supervision.progress_interval_seconds = heartbeat_seconds();
   if (benchmark) {
     supervision.case_timeout_seconds = options.benchmark_timeout_seconds > 0
                                            ? options.benchmark_timeout_seconds
@@ -132,16 +201,35 @@ int run_main_job(const MainJobOptions& options) {
               << " of the " << selected.size()
               << " selected kernels (in id order, the kernels at positions I, I+N, I+2N, ...)\n";
   }
-  std::cout << "rkt run: " << kernels.size() << " kernels, seed " << base_seed()
+  std::cout << "rkt run: " << kernels.size() << (kernels.size() == 1 ? " kernel" : " kernels")
+            << ", seed " << base_seed()
             << " (RKT_SEED=" << base_seed() << " reproduces), hidden inputs: "
             << report.hidden_inputs << ", results in " << directory << "\n"
             << "rkt run: kernels run " << report.isolation << "\n";
+  // What the job will judge and what it will skip, up front: "judging 49 cpu kernels; skipping
+  // 43 cuda kernels: no CUDA device".
+  std::string judging, skipping;
   for (Device device : {Device::cpu, Device::cuda}) {
-    if (!device_available(device)) {
-      std::cout << "rkt run: " << to_string(device)
-                << " kernels are skipped: " << device_unavailable_reason(device) << "\n";
+    const auto count = std::count_if(kernels.begin(), kernels.end(),
+                                     [&](const KernelSpec* k) { return k->device() == device; });
+    if (count == 0) continue;
+    const std::string text = std::to_string(count) + " " + to_string(device) +
+                             (count == 1 ? " kernel" : " kernels");
+    if (device_available(device)) {
+      judging += (judging.empty() ? "" : " and ") + text;
+    } else {
+      skipping += (skipping.empty() ? "" : "; ") + text + ": " + device_unavailable_reason(device);
     }
   }
+  std::cout << "rkt run: judging " << (judging.empty() ? "no kernel" : judging)
+            << (skipping.empty() ? "" : "; skipping " + skipping) << "\n";
+
+  // From here a signal says where the results are; an empty report, marked unfinished, is
+  // there before the first kernel ends.
+  const std::string results_text = directory + " (results.json, report.md and report.html, marked unfinished)";
+  set_stop_text(" before the first kernel; the run folder is " + results_text + "\n");
+  install_stop_message();
+  write_run_folder(directory, report);
 
   // The task filter first: kernels of excluded tasks are still tested, but marked and left out
   // of the aggregates; kernels of precision-blind tasks are scored and marked.
@@ -169,6 +257,12 @@ int run_main_job(const MainJobOptions& options) {
                 << "\n"
                 << std::flush;
     }
+    const std::string position = "[" + std::to_string(i + 1) + "/" + std::to_string(kernels.size()) + "]";
+    set_stop_text(" during " + position + " " + kernel.full_id() + "; " +
+                  (i == 0 ? std::string("no kernel had finished; the run folder is ")
+                          : std::to_string(i) + (i == 1 ? " kernel" : " kernels") +
+                                " finished before it, in ") +
+                  results_text + "\n");
     const auto start = std::chrono::steady_clock::now();
     KernelReport entry;
     entry.task = kernel.task_id();
@@ -204,14 +298,16 @@ int run_main_job(const MainJobOptions& options) {
         std::cerr << "rkt run: warning: could not update the run folder: " << error.what() << "\n";
       }
     };
+    cases_run.on_progress = [&](const CaseProgress& progress) { print_case_progress(position, progress); };
     entry.cases = run_supervised_with_lent_worker(cases_run);
     entry.benchmark.task = entry.task;
     entry.benchmark.kernel = entry.kernel;
     entry.benchmark.device = entry.device;
     if (entry.verdict() == "pass") {
       ::setenv(kBenchmarkDirectoryVariable, scratch.c_str(), 1);
-      const SupervisedRun benchmark = run_supervised_with_lent_worker(
-          supervision_for(options, kernel.full_id() + ".benchmark", true));
+      SupervisionOptions timing = supervision_for(options, kernel.full_id() + ".benchmark", true);
+      timing.on_progress = [&](const CaseProgress& progress) { print_case_progress(position, progress); };
+      const SupervisedRun benchmark = run_supervised_with_lent_worker(timing);
       ::unsetenv(kBenchmarkDirectoryVariable);
       for (const CaseRecord& record : benchmark.cases) {
         if (record.status != "crashed") entry.phases += record.phases;  // a crashed one joins the cases
@@ -263,6 +359,7 @@ int run_main_job(const MainJobOptions& options) {
   }
   report.finished = true;
   write_run_folder(directory, report);
+  set_stop_text(" after the last kernel; the run folder is " + directory + "\n");
 
   const std::string markdown = report_markdown(report);
   std::cout << "\n" << markdown.substr(markdown.find("## Summary")) << "\nrkt run: wrote "

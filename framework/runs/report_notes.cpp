@@ -1,5 +1,6 @@
 #include "framework/runs/report_notes.h"
 
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <map>
@@ -8,6 +9,7 @@
 
 #include "framework/base/number_text.h"
 #include "framework/supervision/case_records_json.h"
+#include "rkt/defaults.h"
 
 namespace rkt {
 namespace {
@@ -34,8 +36,34 @@ std::string case_inputs(const CaseDetails& details) {
   return text.str();
 }
 
-ReportNote failed_case_note(const CaseRecord& record) {
-  ReportNote note{record.name, " (" + record.status + "): " + record.message, true, {}};
+// "0.05": the threshold as written in defaults.h.
+std::string plain_number(double value) {
+  std::ostringstream text;
+  text << value;
+  return text.str();
+}
+
+// A case's message without GoogleTest's bare "Failed" first line (an ADD_FAILURE's), which
+// would read "(failed): Failed" after the status.
+std::string message_without_gtest_prefix(const std::string& message) {
+  if (message.rfind("Failed", 0) != 0 || (message.size() > 6 && message[6] != '\n')) return message;
+  return message.size() > 7 ? message.substr(7) : "";
+}
+
+// The case's name under the kernel's own id: a run folder of rkt eval names its kernels
+// "<file stem>:<kernel>" (many candidates register the same id) while the judge that ran the
+// case named it by the registered id; one kernel gets one name on the page.
+std::string case_subject(const KernelReport& kernel, const CaseRecord& record) {
+  const std::size_t slash = record.name.find('/');
+  const std::size_t dot = record.name.find('.', slash == std::string::npos ? 0 : slash);
+  if (dot == std::string::npos) return record.name;
+  return kernel.full_id() + record.name.substr(dot);
+}
+
+ReportNote failed_case_note(const KernelReport& kernel, const CaseRecord& record) {
+  const std::string message = message_without_gtest_prefix(record.message);
+  ReportNote note{case_subject(kernel, record),
+                  " (" + record.status + ")" + (message.empty() ? "" : ": " + message), true, {}};
   if (record.details.known) note.lines.push_back({"dims", case_inputs(record.details), false});
   const std::string replay = case_reproduce(record);
   if (!replay.empty()) note.lines.push_back({"replay", replay, true});
@@ -75,7 +103,7 @@ void add_kernel_notes(const KernelReport& kernel, std::vector<ReportNote>& notes
   }
   for (const CaseRecord& record : kernel.cases.cases) {
     if (record.status == "failed" || record.status == "crashed") {
-      notes.push_back(failed_case_note(record));
+      notes.push_back(failed_case_note(kernel, record));
     }
   }
   for (const std::string& problem : kernel.cases.problems) {
@@ -84,6 +112,20 @@ void add_kernel_notes(const KernelReport& kernel, std::vector<ReportNote>& notes
   const BenchmarkRecord& bench = kernel.benchmark;
   if (!bench.measured && !bench.problem.empty()) {
     notes.push_back({id, " not benchmarked: " + bench.problem});
+  }
+  if (short_benchmark_calls(bench)) {
+    double shortest = bench.time.median;
+    for (const BaselineResult& baseline : bench.baselines) {
+      if (baseline.available && baseline.name == bench.strongest_baseline) {
+        shortest = std::min(shortest, baseline.time.median);
+      }
+    }
+    notes.push_back({id, " benchmark at " + (bench.dims.empty() ? "an unrecorded size" : bench.dims) +
+                             ": calls of " + fixed(shortest, 4) + " ms (the shorter of its median and " +
+                             bench.strongest_baseline + "'s), under " +
+                             plain_number(defaults::kShortBenchmarkCallMilliseconds) +
+                             " ms, are largely fixed per-call cost (dispatch, a launch, "
+                             "cold caches): its speedup says little about the kernel's own speed"});
   }
   if (bench.impossible) {
     notes.push_back({id,
@@ -98,6 +140,17 @@ void add_kernel_notes(const KernelReport& kernel, std::vector<ReportNote>& notes
 }
 
 }  // namespace
+
+bool short_benchmark_calls(const BenchmarkRecord& benchmark) {
+  if (!benchmark.measured) return false;
+  double shortest = benchmark.time.median;
+  for (const BaselineResult& baseline : benchmark.baselines) {
+    if (baseline.available && baseline.name == benchmark.strongest_baseline) {
+      shortest = std::min(shortest, baseline.time.median);
+    }
+  }
+  return shortest < defaults::kShortBenchmarkCallMilliseconds;
+}
 
 std::vector<ReportNote> report_notes(const RunReport& report) {
   std::vector<ReportNote> notes;

@@ -35,6 +35,11 @@ struct ReportNote {
   std::vector<ReportNoteLine> lines;
 };
 
+/// Whether a timed kernel's speedup was measured on calls shorter than
+/// defaults::kShortBenchmarkCallMilliseconds (its median or its strongest baseline's): mostly
+/// fixed per-call cost, which the reports warn of beside the benchmark's size.
+bool short_benchmark_calls(const BenchmarkRecord& benchmark);
+
 /// The notes of a run, in the order the reports print them: per kernel, then the baselines.
 std::vector<ReportNote> report_notes(const RunReport& report);
 

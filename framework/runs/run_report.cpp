@@ -14,6 +14,7 @@
 #include "framework/runs/report_notes.h"
 #include "framework/supervision/case_records_json.h"
 #include "framework/timing/sample_statistics.h"
+#include "rkt/defaults.h"
 
 namespace rkt {
 namespace {
@@ -21,6 +22,13 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 std::string fixed(double value, int digits) { return fixed_digits(value, digits); }
+
+// "0.05", "0.001", "10": a threshold or an axis tick, in as few digits as it needs.
+std::string plain_number(double value) {
+  std::ostringstream text;
+  text << value;
+  return text.str();
+}
 
 // The file's text: two-space indents; bytes that are not UTF-8 (a kernel's message may carry
 // any) written as U+FFFD instead of refused.
@@ -142,13 +150,15 @@ std::string speedup_vs_strongest_text(const BenchmarkRecord& b) {
          ", " + fixed(b.speedup_vs_strongest.high, 2) + "] vs " + b.strongest_baseline;
 }
 
-// "cuda: 1 kernels of excluded tasks left out ..." or "" when there are none.
+// "cuda: 1 kernel of excluded tasks left out ..." or "" when there are none.
 std::string left_out_text(const DeviceAggregates& agg) {
   if (agg.excluded_left_out == 0 && agg.precision_blind == 0) return "";
-  return agg.device + ": " + std::to_string(agg.excluded_left_out) +
-         " kernels of excluded tasks left out of the summary; " +
-         std::to_string(agg.precision_blind) +
-         " kernels on precision-blind tasks scored, their precision claims unverifiable.";
+  const auto kernels = [](int count) {
+    return std::to_string(count) + (count == 1 ? " kernel" : " kernels");
+  };
+  return agg.device + ": " + kernels(agg.excluded_left_out) +
+         " of excluded tasks left out of the summary; " + kernels(agg.precision_blind) +
+         " on precision-blind tasks scored, their precision claims unverifiable.";
 }
 
 // "cuda: Synthetic GPU, copy 4000.0 GB/s, ..." for one device's measured peaks.
@@ -196,6 +206,173 @@ std::string shard_text(const RunReport& report) {
   return "";
 }
 
+
+// "B=128 N=4096" (the size the benchmark timed), "-" when the kernel was not timed.
+std::string benchmark_size_text(const BenchmarkRecord& b) {
+  if (!b.measured) return "-";
+  return b.dims.empty() ? "size not recorded" : b.dims;
+}
+
+// "short calls: the speedup is mostly fixed per-call cost (under 0.1 ms)", or "".
+std::string short_benchmark_warning(const BenchmarkRecord& b) {
+  if (!short_benchmark_calls(b)) return "";
+  return "short calls: the speedup is largely fixed per-call cost (under " +
+         plain_number(defaults::kShortBenchmarkCallMilliseconds) + " ms)";
+}
+
+// One kernel's mark on the scatter plot: a circle, or a cross for a failed kernel; its title
+// names it and says what the point means.
+std::string plot_marker(double x, double y, const std::string& color, bool filled, bool failed,
+                        const std::string& title) {
+  std::ostringstream out;
+  if (failed) {
+    out << "<path data-verdict=\"FAIL\" d=\"M" << x - 5 << " " << y - 5 << "L" << x + 5 << " "
+        << y + 5 << "M" << x - 5 << " " << y + 5 << "L" << x + 5 << " " << y - 5
+        << "\" stroke=\"#c33\" stroke-width=\"2.5\" fill=\"none\"><title>" << html_escape(title)
+        << "</title></path>\n";
+  } else {
+    out << "<circle data-verdict=\"pass\" cx=\"" << x << "\" cy=\"" << y << "\" r=\"5\" "
+        << (filled ? "fill=\"" + color + "\"" : "fill=\"none\" stroke=\"" + color + "\"")
+        << "><title>" << html_escape(title) << "</title></circle>\n";
+  }
+  return out.str();
+}
+
+// The scatter plot: speedup against the strongest baseline (y, log 1/16 to 16) against memory
+// efficiency (x, the same scale; the baselines at (1, 1)) where any plotted kernel's memory was
+// measured. Where none was (the CPU), x is the kernel's median call time instead (log, whole
+// decades), so that the points spread and short, overhead-bound calls stand apart. Failed
+// kernels are crosses: at their point when timed, else in a strip under the plot.
+std::string scatter_plot_svg(const RunReport& report) {
+  struct Point {
+    const KernelReport* kernel;
+    double memory;  // 0: not measured
+  };
+  std::vector<Point> points;
+  std::vector<const KernelReport*> untimed_failures;
+  for (const KernelReport& kernel : report.kernels) {
+    const BenchmarkRecord& b = kernel.benchmark;
+    if (b.measured && !b.strongest_baseline.empty()) {
+      const BaselineResult* strongest = find_baseline(b, b.strongest_baseline);
+      points.push_back({&kernel, strongest ? std::max(0.0, strongest->memory_efficiency) : 0});
+    } else if (kernel.verdict() == "FAIL") {
+      untimed_failures.push_back(&kernel);
+    }
+  }
+  const bool memory_axis =
+      std::any_of(points.begin(), points.end(), [](const Point& p) { return p.memory > 0; });
+  // The x axis's decades (log10) when it shows call times: every median and the short-call
+  // threshold, with room on both sides, so that no point sits on the border.
+  double low = -2, high = 1;
+  if (!memory_axis && !points.empty()) {
+    low = high = std::log10(defaults::kShortBenchmarkCallMilliseconds);
+    for (const Point& p : points) {
+      const double decade = std::log10(std::max(p.kernel->benchmark.time.median, 1e-9));
+      low = std::min(low, decade);
+      high = std::max(high, decade);
+    }
+    low = std::floor(low - 0.2);
+    high = std::ceil(high + 0.2);
+  }
+  const double size = 420, margin = 50, extent = 4;  // log2 extent: 1/16 .. 16
+  const double strip = untimed_failures.empty() ? 0 : 44;  // [px] the untimed failures' strip
+  const double width = size + 2 * margin, height = size + 2 * margin + strip;
+  const auto y_of = [&](double speedup) {
+    const double fraction = (std::clamp(std::log2(speedup), -extent, extent) + extent) / (2 * extent);
+    return margin + (1 - fraction) * size;
+  };
+  const auto x_of = [&](double value) {
+    const double fraction =
+        memory_axis ? (std::clamp(std::log2(value), -extent, extent) + extent) / (2 * extent)
+                    : (std::clamp(std::log10(value), low, high) - low) / (high - low);
+    return margin + fraction * size;
+  };
+  std::ostringstream out;
+  out << "<h2>" << (memory_axis ? "Speedup against memory efficiency" : "Speedup against call time")
+      << "</h2>\n";
+  if (!memory_axis) {
+    out << "<p>Memory was not measured on this device, so the x axis is each kernel's median "
+           "time per call (log scale); points left of the dashed line are calls under "
+        << plain_number(defaults::kShortBenchmarkCallMilliseconds)
+        << " ms, whose speedups are largely fixed per-call cost.</p>\n";
+  }
+  out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
+      << "\" viewBox=\"0 0 " << width << " " << height << "\">\n"
+      << "<rect x=\"" << margin << "\" y=\"" << margin << "\" width=\"" << size << "\" height=\""
+      << size << "\" fill=\"none\" stroke=\"#999\"/>\n"
+      << "<line x1=\"" << margin << "\" y1=\"" << y_of(1) << "\" x2=\"" << margin + size
+      << "\" y2=\"" << y_of(1) << "\" stroke=\"#ccc\"/>\n";
+  if (memory_axis) {
+    out << "<line x1=\"" << x_of(1) << "\" y1=\"" << margin << "\" x2=\"" << x_of(1)
+        << "\" y2=\"" << margin + size << "\" stroke=\"#ccc\"/>\n"
+        << "<circle cx=\"" << x_of(1) << "\" cy=\"" << y_of(1)
+        << "\" r=\"6\" fill=\"#888\"><title>baselines</title></circle>\n";
+  } else {
+    const double short_line = std::log10(defaults::kShortBenchmarkCallMilliseconds);
+    if (short_line > low && short_line < high) {
+      const double x = x_of(defaults::kShortBenchmarkCallMilliseconds);
+      out << "<line x1=\"" << x << "\" y1=\"" << margin << "\" x2=\"" << x << "\" y2=\""
+          << margin + size << "\" stroke=\"#a60\" stroke-dasharray=\"4 3\"/>\n";
+    }
+  }
+  out << "<text x=\"" << margin + size / 2 << "\" y=\"" << size + 2 * margin - 18
+      << "\" text-anchor=\"middle\" font-size=\"12\">"
+      << (memory_axis ? "memory efficiency vs strongest baseline (log, 1/16 to 16)"
+                      : "kernel median per call, ms (log); memory not measured")
+      << "</text>\n"
+      << "<text x=\"14\" y=\"" << margin + size / 2 << "\" font-size=\"12\" transform=\"rotate(-90 14 "
+      << margin + size / 2 << ")\" text-anchor=\"middle\">speedup vs strongest baseline (log)</text>\n";
+  for (double tick : {1.0 / 16, 0.25, 1.0, 4.0, 16.0}) {
+    const std::string label = tick < 1 ? "1/" + fixed(1 / tick, 0) : fixed(tick, 0);
+    out << "<text x=\"" << margin - 4 << "\" y=\"" << y_of(tick) + 3
+        << "\" text-anchor=\"end\" font-size=\"10\">" << label << "</text>\n";
+    if (memory_axis) {
+      out << "<text x=\"" << x_of(tick) << "\" y=\"" << margin + size + 14
+          << "\" text-anchor=\"middle\" font-size=\"10\">" << label << "</text>\n";
+    }
+  }
+  if (!memory_axis) {
+    for (double decade = low; decade <= high + 0.5; ++decade) {
+      out << "<text x=\"" << x_of(std::pow(10.0, decade)) << "\" y=\"" << margin + size + 14
+          << "\" text-anchor=\"middle\" font-size=\"10\">" << plain_number(std::pow(10.0, decade))
+          << "</text>\n";
+    }
+  }
+  // The legend sits above the plot, in two lines, so that it neither runs past the picture's
+  // edge nor hides points on the top border.
+  out << "<text x=\"" << margin << "\" y=\"" << margin - 30
+      << "\" font-size=\"11\"><tspan fill=\"#2a7\">&#9679; CUDA</tspan> <tspan fill=\"#37c\">&#9679; "
+         "CPU</tspan> <tspan fill=\"#c33\">&#10005; failed</tspan>"
+      << (memory_axis ? " &#9675; memory not measured (plotted at 1)" : "") << "</text>\n"
+      << "<text x=\"" << margin << "\" y=\"" << margin - 16 << "\" font-size=\"11\">"
+      << (memory_axis ? "grey: baselines; " : "") << "values beyond the axes sit on the border</text>\n";
+  for (const Point& p : points) {
+    const KernelReport& kernel = *p.kernel;
+    const BenchmarkRecord& b = kernel.benchmark;
+    const double x = memory_axis ? (p.memory > 0 ? p.memory : 1) : b.time.median;
+    const std::string color = kernel.device == "cuda" ? "#2a7" : "#37c";
+    const std::string title =
+        kernel.full_id() + (kernel.verdict() == "FAIL" ? " (FAIL)" : "") + ": " +
+        fixed(b.speedup_vs_strongest.ratio, 2) + "x at " + benchmark_size_text(b) + ", " +
+        (memory_axis ? (p.memory > 0 ? "memory " + fixed(p.memory, 2) + "x" : "memory not measured")
+                     : fixed(b.time.median, 4) + " ms a call");
+    out << plot_marker(x_of(x), y_of(b.speedup_vs_strongest.ratio), color,
+                       !memory_axis || p.memory > 0, kernel.verdict() == "FAIL", title);
+  }
+  if (!untimed_failures.empty()) {
+    const double y = size + 2 * margin + 18;
+    out << "<text x=\"" << margin << "\" y=\"" << y - 12
+        << "\" font-size=\"11\">failed, not timed (no speedup to plot):</text>\n";
+    const double step = size / static_cast<double>(untimed_failures.size() + 1);
+    for (std::size_t i = 0; i < untimed_failures.size(); ++i) {
+      const KernelReport& kernel = *untimed_failures[i];
+      out << plot_marker(margin + step * static_cast<double>(i + 1), y + 8, "#c33", true, true,
+                         kernel.full_id() + " (FAIL): not timed");
+    }
+  }
+  out << "</svg>\n";
+  return out.str();
+}
 }  // namespace
 
 std::string KernelReport::verdict() const {
@@ -419,8 +596,8 @@ std::string report_markdown(const RunReport& report) {
     if (!left_out_text(agg).empty()) out << "\n" << left_out_text(agg) << "\n";
   }
   out << "\n## Kernels\n\n| kernel | device | verdict | cases passed/failed/skipped | median "
-         "ms | noise | speedup vs strongest [95% CI] | floor ms | bandwidth | flops |\n"
-         "|---|---|---|---|---|---|---|---|---|---|\n";
+         "ms | noise | speedup vs strongest [95% CI] | benchmark size | floor ms | bandwidth | flops |\n"
+         "|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const KernelReport& kernel : report.kernels) {
     const BenchmarkRecord& b = kernel.benchmark;
     out << "| " << kernel.full_id()
@@ -434,7 +611,9 @@ std::string report_markdown(const RunReport& report) {
         << " | " << case_counts(kernel) << " | "
         << (b.measured ? fixed(b.time.median, 4) : "-") << " | "
         << (b.measured ? fixed(100 * b.time.relative_noise, 1) + "%" : "-") << " | "
-        << speedup_vs_strongest_text(b) << " | " << (b.measured ? fixed(b.floor_ms, 4) : "-") << " | "
+        << speedup_vs_strongest_text(b) << " | " << benchmark_size_text(b)
+        << (short_benchmark_calls(b) ? " (short calls)" : "") << " | "
+        << (b.measured ? fixed(b.floor_ms, 4) : "-") << " | "
         << (b.measured ? fixed(100 * b.bandwidth_fraction, 0) + "%" : "-") << " | "
         << (b.measured ? fixed(100 * b.flops_fraction, 0) + "%" : "-") << " |\n";
   }
@@ -452,7 +631,11 @@ std::string report_html(const RunReport& report) {
          "margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;text-align:right}"
          "th{background:#f4f4f4}td:first-child{text-align:left}.FAIL{color:#b00;font-weight:bold}"
          ".pass{color:#070}.borrowed{color:#666}.message{white-space:pre-wrap}"
-         "li.failure{margin-bottom:.5em}code{background:#f4f4f4}</style></head><body>\n"
+         "li.failure{margin-bottom:.5em}code{background:#f4f4f4;overflow-wrap:anywhere}"
+         // A wide table scrolls inside its own frame; the page itself never runs off the
+         // window's right edge (tests/report_check/ measures it at 1400 and 800 px).
+         ".table-frame{overflow-x:auto;max-width:100%}.short{color:#a60}"
+         "svg{max-width:100%;height:auto}</style></head><body>\n"
       << "<h1>RobustKernelTest report</h1>\n<p>Started " << html_escape(report.started_utc)
       << "; seed " << report.seed << "; hidden inputs: " << html_escape(report.hidden_inputs)
       << shard_text(report) << (report.finished ? "" : "; <b>unfinished</b>") << ".</p>\n<p>Kernels ran "
@@ -465,7 +648,7 @@ std::string report_html(const RunReport& report) {
     }
     out << "</ul>\n";
   }
-  out << "<h2>Summary</h2>\n<table><tr><th>device</th><th>kernels</th><th>correct</th>"
+  out << "<h2>Summary</h2>\n<div class=\"table-frame\"><table><tr><th>device</th><th>kernels</th><th>correct</th>"
          "<th>fast_0</th><th>fast_1</th><th>fast_1.5</th><th>fast_2</th><th>geomean speedup vs "
          "eager_fp32</th><th>vs eager_tf32</th><th>vs strongest</th><th>geomean memory "
          "efficiency</th></tr>\n";
@@ -478,66 +661,13 @@ std::string report_html(const RunReport& report) {
         << geomean_speedup_text(agg, "strongest") << "</td><td>" << memory_efficiency_text(agg)
         << "</td></tr>\n";
   }
-  out << "</table>\n";
+  out << "</table></div>\n";
   for (const DeviceAggregates& agg : aggregate(report.kernels)) {
     if (!left_out_text(agg).empty()) out << "<p>" << html_escape(left_out_text(agg)) << "</p>\n";
   }
 
-  // Scatter: speedup (y) against memory efficiency (x), both against the strongest baseline,
-  // log scales from 1/16 to 16; the baseline sits at (1, 1).
-  const double size = 420, margin = 50, extent = 4;  // log2 extent: 1/16 .. 16
-  const auto position = [&](double value, bool vertical) {
-    const double clamped = std::clamp(std::log2(value), -extent, extent);
-    const double fraction = (clamped + extent) / (2 * extent);
-    return vertical ? margin + (1 - fraction) * size : margin + fraction * size;
-  };
-  out << "<h2>Speedup against memory efficiency</h2>\n<svg xmlns=\"http://www.w3.org/2000/svg\" "
-         "width=\""
-      << size + 2 * margin << "\" height=\"" << size + 2 * margin << "\">\n"
-      << "<rect x=\"" << margin << "\" y=\"" << margin << "\" width=\"" << size << "\" height=\""
-      << size << "\" fill=\"none\" stroke=\"#999\"/>\n"
-      << "<line x1=\"" << position(1, false) << "\" y1=\"" << margin << "\" x2=\""
-      << position(1, false) << "\" y2=\"" << margin + size << "\" stroke=\"#ccc\"/>\n"
-      << "<line x1=\"" << margin << "\" y1=\"" << position(1, true) << "\" x2=\"" << margin + size
-      << "\" y2=\"" << position(1, true) << "\" stroke=\"#ccc\"/>\n"
-      << "<text x=\"" << margin + size / 2 << "\" y=\"" << size + 2 * margin - 10
-      << "\" text-anchor=\"middle\" font-size=\"12\">memory efficiency vs strongest baseline "
-         "(log, 1/16 to 16)</text>\n"
-      << "<text x=\"14\" y=\"" << margin + size / 2 << "\" font-size=\"12\" transform=\"rotate(-90 14 "
-      << margin + size / 2 << ")\" text-anchor=\"middle\">speedup vs strongest (log)</text>\n"
-      << "<circle cx=\"" << position(1, false) << "\" cy=\"" << position(1, true)
-      << "\" r=\"6\" fill=\"#888\"><title>baselines</title></circle>\n";
-  for (double tick : {1.0 / 16, 0.25, 1.0, 4.0, 16.0}) {
-    const std::string label = tick < 1 ? "1/" + fixed(1 / tick, 0) : fixed(tick, 0);
-    out << "<text x=\"" << position(tick, false) << "\" y=\"" << margin + size + 14
-        << "\" text-anchor=\"middle\" font-size=\"10\">" << label << "</text>\n"
-        << "<text x=\"" << margin - 4 << "\" y=\"" << position(tick, true) + 3
-        << "\" text-anchor=\"end\" font-size=\"10\">" << label << "</text>\n";
-  }
-  // The legend sits above the plot, in two lines, so that it neither runs past the picture's
-  // edge nor hides points on the top border.
-  out << "<text x=\"" << margin << "\" y=\"" << margin - 30
-      << "\" font-size=\"11\"><tspan fill=\"#2a7\">&#9679; CUDA</tspan> <tspan fill=\"#37c\">&#9679; "
-         "CPU</tspan> <tspan fill=\"#c33\">&#9679; failed</tspan> &#9675; memory not measured "
-         "(plotted at 1)</text>\n"
-      << "<text x=\"" << margin << "\" y=\"" << margin - 16
-      << "\" font-size=\"11\">grey: baselines; values beyond 1/16 or 16 sit on the border</text>\n";
-  for (const KernelReport& kernel : report.kernels) {
-    const BenchmarkRecord& b = kernel.benchmark;
-    if (!b.measured || b.strongest_baseline.empty()) continue;
-    const BaselineResult* strongest = find_baseline(b, b.strongest_baseline);
-    const bool memory_known = strongest && strongest->memory_efficiency > 0;
-    const double memory = memory_known ? strongest->memory_efficiency : 1;
-    const std::string color =
-        !kernel.correct() ? "#c33" : (kernel.device == "cuda" ? "#2a7" : "#37c");
-    out << "<circle cx=\"" << position(memory, false) << "\" cy=\""
-        << position(b.speedup_vs_strongest.ratio, true) << "\" r=\"5\" "
-        << (memory_known ? "fill=\"" + color + "\"" : "fill=\"none\" stroke=\"" + color + "\"")
-        << "><title>" << html_escape(kernel.full_id())
-        << ": " << fixed(b.speedup_vs_strongest.ratio, 2) << "x, memory " << fixed(memory, 2)
-        << "x</title></circle>\n";
-  }
-  out << "</svg>\n";
+  out << scatter_plot_svg(report);
+
 
   std::set<std::string> tasks;
   for (const KernelReport& kernel : report.kernels) tasks.insert(kernel.task);
@@ -550,9 +680,9 @@ std::string report_html(const RunReport& report) {
         mark = " (precision-blind: precision claims on it are unverifiable)";
       }
     }
-    out << "<h2>" << html_escape(task + mark) << "</h2>\n<table><tr><th>kernel</th><th>device</th>"
+    out << "<h2>" << html_escape(task + mark) << "</h2>\n<div class=\"table-frame\"><table><tr><th>kernel</th><th>device</th>"
            "<th>verdict</th><th>cases passed/failed/skipped</th><th>median ms</th><th>IQR ms</th>"
-           "<th>noise</th><th>samples</th>";
+           "<th>noise</th><th>samples</th><th>benchmark size</th>";
     for (const char* name : {"eager_fp32", "eager_tf32", "compiled"}) {
       out << "<th>" << name << " ms</th><th>speedup [95% CI]</th>";
     }
@@ -578,7 +708,12 @@ std::string report_html(const RunReport& report) {
           << "</td><td>" << (b.measured ? fixed(b.time.median, 4) : "-") << "</td><td>"
           << (b.measured ? fixed(b.time.iqr(), 4) : "-") << "</td><td>"
           << (b.measured ? fixed(100 * b.time.relative_noise, 1) + "%" : "-") << "</td><td>"
-          << (b.measured ? std::to_string(b.time.count) : "-") << "</td>";
+          << (b.measured ? std::to_string(b.time.count) : "-") << "</td><td>"
+          << html_escape(benchmark_size_text(b))
+          << (short_benchmark_calls(b) ? "<br><small class=\"short\">" +
+                                       html_escape(short_benchmark_warning(b)) + "</small>"
+                                 : "")
+          << "</td>";
       for (const char* name : {"eager_fp32", "eager_tf32", "compiled"}) {
         const BaselineResult* baseline = find_baseline(b, name);
         if (baseline && baseline->available) {
@@ -605,14 +740,19 @@ std::string report_html(const RunReport& report) {
               << (b.measured ? "absent" : "not timed") << "</td>";
         }
       }
-      out << "<td>" << html_escape(speedup_vs_strongest_text(b)) << "</td><td>"
+      out << "<td>" << html_escape(speedup_vs_strongest_text(b))
+          << (b.measured ? std::string("<br><small") + (short_benchmark_calls(b) ? " class=\"short\"" : "") +
+                               ">at " + html_escape(benchmark_size_text(b)) +
+                               (short_benchmark_calls(b) ? ", short calls" : "") + "</small>"
+                         : "")
+          << "</td><td>"
           << (b.measured ? fixed(b.floor_ms, 4) : "-") << "</td><td>"
           << (b.measured ? fixed(100 * b.bandwidth_fraction, 0) + "%" : "-") << "</td><td>"
           << (b.measured ? fixed(100 * b.flops_fraction, 0) + "%" : "-") << "</td><td>"
           << (b.peak_memory_bytes >= 0 ? fixed(b.peak_memory_bytes / 1e6, 1) : "-")
           << "</td></tr>\n";
     }
-    out << "</table>\n";
+    out << "</table></div>\n";
   }
   const std::vector<ReportNote> notes = report_notes(report);
   if (!notes.empty()) {

@@ -104,10 +104,19 @@ ChildResult run_child(const SupervisionOptions& options, const std::string& filt
   const std::string prefix = "RKT " + nonce + " ";
   std::string buffer;
   auto last_record = std::chrono::steady_clock::now();
+  auto last_heartbeat = last_record;  // the last report of the running case (on_progress)
   bool seen_record = false;
   while (true) {
     pollfd poll_fd{pipe_fds[0], POLLIN, 0};
     const int ready = ::poll(&poll_fd, 1, 1000);
+    if (options.on_progress && !result.running.empty() && options.progress_interval_seconds > 0) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last_heartbeat >= std::chrono::seconds(options.progress_interval_seconds)) {
+        last_heartbeat = now;
+        options.on_progress({CaseProgress::Event::still_running, result.running, "",
+                             std::chrono::duration<double>(now - result.running_since).count()});
+      }
+    }
     if (ready == 0) {
       // Before its first record a child is still loading (LibTorch takes seconds on a busy
       // machine): the case timeout starts with the first case.
@@ -159,6 +168,8 @@ ChildResult run_child(const SupervisionOptions& options, const std::string& filt
         result.running_since = last_record;
         result.running_inputs = {};
         result.running_phases = {};
+        last_heartbeat = last_record;
+        if (options.on_progress) options.on_progress({CaseProgress::Event::started, result.running, "", 0});
       } else if (kind == "end") {
         CaseRecord record;
         fields >> record.name >> record.status >> record.milliseconds;
@@ -169,6 +180,10 @@ ChildResult run_child(const SupervisionOptions& options, const std::string& filt
         record.details = take_case_details(record.message);
         if (record.name == result.running) record.phases = result.running_phases;
         if (options.on_case_recorded) options.on_case_recorded(record);
+        if (options.on_progress) {
+          options.on_progress({CaseProgress::Event::ended, record.name, record.status,
+                               record.milliseconds / 1000});
+        }
         result.ended.push_back(record);
         result.running.clear();
         result.running_inputs = {};
@@ -243,6 +258,10 @@ SupervisedRun run_supervised(const SupervisionOptions& options) {
                        "the case " + what, child.running_inputs};
     if (crashed.details.known) {
       crashed.message += "; it was running on " + describe_case_inputs(crashed.details);
+    }
+    if (options.on_progress) {
+      options.on_progress({CaseProgress::Event::ended, crashed.name, crashed.status,
+                           crashed.milliseconds / 1000});
     }
     run.cases.push_back(crashed);
     if (options.on_case_recorded) options.on_case_recorded(crashed);

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "rkt/defaults.h"
+
 #include "framework/base/phase_times.h"
 #include "framework/cases/case_outcome.h"
 
@@ -23,6 +25,15 @@ struct CaseRecord {
 /// How long a child may take to start (load LibTorch, register its cases) before its first case.
 inline constexpr int kChildStartupSeconds = 120;  // [s]
 
+/// What a supervised run reports while it runs (SupervisionOptions::on_progress).
+struct CaseProgress {
+  enum class Event { started, still_running, ended };
+  Event event = Event::started;
+  std::string case_name;   ///< "relu/cpu_naive.property_shapes"
+  std::string status;      ///< Event::ended: "passed", "failed", "skipped" or "crashed"
+  double seconds = 0;      // [s] since the case started
+};
+
 struct SupervisionOptions {
   std::string executable;                ///< A binary whose main() calls run_child_if_requested.
   std::string gtest_filter = "*";        ///< Which cases to run.
@@ -36,6 +47,10 @@ struct SupervisionOptions {
   /// the next case's: a caller keeps its results file current, so that a killed judge's finished
   /// cases survive (framework/runs/main_job.cpp).
   std::function<void(const CaseRecord&)> on_case_recorded;
+  /// Called as each case starts and ends, and every progress_interval_seconds while one runs:
+  /// the main job's heartbeat (framework/runs/main_job.cpp). Unset: nothing is reported.
+  std::function<void(const CaseProgress&)> on_progress;
+  int progress_interval_seconds = defaults::kCaseHeartbeatSeconds;  // [s]
 };
 
 struct SupervisedRun {

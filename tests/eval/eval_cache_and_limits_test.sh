@@ -42,6 +42,10 @@ set -e
 first="$(status_and_message "$work/first.jsonl")"
 grep -q "^compile_error " <<<"$first" || { cat "$work/first.log"; fail "first version: $first"; }
 grep -q "first version of the inner header" <<<"$first" || fail "first version's error not quoted: $first"
+# Issue 31: "1 files", and "compiled 0 libraries" for a file that failed to compile.
+grep -q "^rkt eval: 1 file, " "$work/first.log" || { cat "$work/first.log"; fail "not '1 file'"; }
+grep -Eq "^rkt eval: compiled 0 libraries in .*; 1 file gave no library: compile_error$" "$work/first.log" \
+  || { cat "$work/first.log"; fail "the compile line does not say the file failed"; }
 # The same text again is served from the cache.
 set +e
 "$rkt" eval "$work/src/relu_with_header.cpp" --json --out "$work/again" > "$work/again.jsonl" 2> "$work/again.log"

@@ -6,8 +6,10 @@
 #include <cstdlib>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 
+#include "framework/runs/report_notes.h"
 #include "framework/runs/run_report.h"
 #include "framework/supervision/case_records_json.h"
 
@@ -46,6 +48,7 @@ KernelReport kernel_report(const std::string& task, const std::string& kernel, d
     bench.problem = "its cases did not all pass, and a failing kernel is not timed";
     return report;
   }
+  bench.dims = "B=128 N=4096";  // Every speedup shows it.
   bench.time = summarize_samples({median * 0.99, median, median * 1.01});
   bench.floor_ms = 0.1;
   bench.peak_memory_bytes = 2e6;
@@ -305,6 +308,84 @@ TEST(ReportWriters, HtmlBorrowsABaselineTimedForAnotherKernelOfTheTask) {
   EXPECT_THAT(wrong, HasSubstr("3.0000<br><small>from fast's benchmark</small>"));
   EXPECT_THAT(wrong, HasSubstr("this kernel was not timed: its cases did not all pass"));
   EXPECT_THAT(wrong, Not(HasSubstr(">absent<")));
+}
+
+// Issue 31: a case's message that starts with GoogleTest's bare "Failed" line (an ADD_FAILURE's)
+// read "(failed): Failed" in the notes.
+TEST(ReportWriters, NotesNeverSayFailedTwice) {
+  RunReport run = synthetic_run();
+  run.kernels[2].cases.cases[0].message = "Failed\noutput 'y': 3 of 100 elements are outside";
+  for (const std::string& text : {markdown_plain(report_markdown(run)), visible_text(report_html(run))}) {
+    EXPECT_THAT(text, Not(HasSubstr("(failed): Failed")));
+    EXPECT_THAT(text, HasSubstr("softmax/wrong.correctness_x1 (failed): output 'y': 3 of 100"));
+  }
+}
+
+// Issue 31: in an rkt eval run folder a kernel is "<file stem>:<kernel>", its cases named by the
+// registered id; the page showed both names. Outside replay commands (which must name the case
+// as the judge registered it) a kernel has one name.
+TEST(ReportWriters, OneNamePerKernel) {
+  RunReport run = synthetic_run();
+  KernelReport& wrong = run.kernels[2];
+  wrong.kernel = "softmax_buggy:wrong";  // as eval_job's report_entry names it
+  const std::string html = report_html(run);
+  const std::string page =
+      visible_text(std::regex_replace(html, std::regex("<code>[^<]*</code>"), ""));
+  EXPECT_THAT(page, HasSubstr("softmax/softmax_buggy:wrong.property_dims (failed)"));
+  EXPECT_THAT(page, Not(HasSubstr("softmax/wrong")));
+  EXPECT_THAT(report_markdown(run), HasSubstr("**softmax/softmax_buggy:wrong.correctness_x1**"));
+}
+
+// Issue 31: the benchmark size was only in results.json. It stands beside every speedup, with a
+// warning where the calls are too short for a speedup to mean much.
+TEST(ReportWriters, ShowsTheBenchmarkSizeBesideEverySpeedup) {
+  RunReport run = synthetic_run();
+  run.kernels[3].benchmark.dims = "B=37 N=300";  // relu/too_fast: 0.01 ms a call
+  const std::string html = report_html(run);
+  std::size_t rows = 0;
+  for (std::size_t at = html.find("<tr><td>"); at != std::string::npos; at = html.find("<tr><td>", at + 1)) {
+    const std::string row = html.substr(at, html.find("</tr>", at) - at);
+    if (row.find("x [") == std::string::npos) continue;  // no speedup in this row
+    ++rows;
+    EXPECT_THAT(row, ::testing::ContainsRegex("at B=[0-9]+ N=[0-9]+")) << row;
+    const bool short_calls = row.find("B=37 N=300") != std::string::npos;
+    EXPECT_EQ(row.find("short calls") != std::string::npos, short_calls) << row;
+  }
+  EXPECT_GE(rows, 4u);
+  EXPECT_TRUE(short_benchmark_calls(run.kernels[3].benchmark));
+  EXPECT_FALSE(short_benchmark_calls(run.kernels[0].benchmark));
+  const std::string markdown = report_markdown(run);
+  EXPECT_THAT(markdown, HasSubstr("| B=37 N=300 (short calls) |"));
+  EXPECT_THAT(markdown, HasSubstr("relu/too_fast benchmark at B=37 N=300: calls of 0.0100 ms (the "
+                                  "shorter of its median and eager_fp32's), under 0.1 ms"));
+  EXPECT_THAT(markdown, HasSubstr("cuda: 1 kernel of excluded tasks left out"));  // not "1 kernels"
+  EXPECT_THAT(markdown, HasSubstr("| B=128 N=4096 |"));
+}
+
+// Issue 31: failed kernels were in the plot's legend, not in the plot; on the CPU (memory not
+// measured) every kernel sat at x = 1.
+TEST(ReportWriters, PlotShowsFailedKernelsAndSaysWhatItsAxesMean) {
+  RunReport run = synthetic_run();
+  std::string html = report_html(run);
+  EXPECT_THAT(html, HasSubstr("<path data-verdict=\"FAIL\""));
+  EXPECT_THAT(html, HasSubstr("<title>softmax/wrong (FAIL): not timed</title>"));
+  EXPECT_THAT(html, HasSubstr("<title>relu/too_fast (FAIL): 100.00x at B=128 N=4096"));
+  EXPECT_THAT(html, HasSubstr("memory efficiency vs strongest baseline"));
+
+  for (KernelReport& kernel : run.kernels) {  // A CPU run: memory not measured.
+    kernel.device = "cpu";
+    for (BaselineResult& baseline : kernel.benchmark.baselines) baseline.memory_efficiency = 0;
+  }
+  html = report_html(run);
+  EXPECT_THAT(html, HasSubstr("<h2>Speedup against call time</h2>"));
+  EXPECT_THAT(html, HasSubstr("kernel median per call, ms (log); memory not measured"));
+  EXPECT_THAT(html, Not(HasSubstr("memory efficiency vs strongest baseline")));
+  std::set<std::string> xs;
+  const std::regex point("<circle data-verdict=\"pass\" cx=\"([0-9.]+)\"");
+  for (auto it = std::sregex_iterator(html.begin(), html.end(), point); it != std::sregex_iterator(); ++it) {
+    xs.insert((*it)[1]);
+  }
+  EXPECT_GE(xs.size(), 2u) << "the kernels' points spread along x by call time";
 }
 
 }  // namespace

@@ -273,7 +273,7 @@ SupervisedRun run_supervised(const SupervisionOptions& options) {
       const std::string reason = "not run: " + child.running.substr(suite.size()) + " hung after " +
                                  std::to_string(options.case_timeout_seconds) + " s";
       for (const std::string& name :
-           selected_case_names("", with_exclusions(options.gtest_filter, finished))) {
+           selected_case_names({}, with_exclusions(options.gtest_filter, finished))) {
         if (name.rfind(suite, 0) != 0 || finished.count(name) != 0) continue;
         CaseRecord not_run{name, "skipped", 0, reason, {}};
         run.cases.push_back(not_run);

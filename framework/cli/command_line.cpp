@@ -561,7 +561,7 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
       // (framework/registry/declaration_policy.h says why).
       std::vector<std::string> refused;
       for (const KernelSpec* kernel : registered_kernels()) {
-        if (kernel->full_id().find(options.kernel) == std::string::npos) continue;
+        if (!kernel_selected(kernel->full_id(), options.kernels)) continue;
         const TaskSpec* task = find_task(kernel->task_id());
         if (task == nullptr) continue;  // registry_errors() named it already
         for (const std::string& sentence : refused_declarations(*kernel, *task)) refused.push_back(sentence);

@@ -94,8 +94,7 @@ constexpr const char* kL2PersistenceNote =
 // Before an in-process timed sample, what the worker does before its own: persistence taken
 // away, then the flush.
 void prepare_sample(const KernelSpec& kernel, void* cuda_stream, bool& persistence_reset) {
-  if (kernel.device() == Device::cuda && l2_persistence_in_force(cuda_stream)) {
-    reset_l2_persistence(cuda_stream);
+  if (kernel.device() == Device::cuda && reset_l2_persistence_if_set(cuda_stream)) {
     persistence_reset = true;
   }
   flush_caches(kernel.device());

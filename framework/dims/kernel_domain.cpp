@@ -10,6 +10,31 @@
 #include "framework/dims/dim_resolution.h"
 
 namespace rkt {
+namespace {
+
+// What `restrictions` leave of dim `dim` in [low, high]: the bounds clamped by >= and <=, and the
+// least common multiple of its "% k == 0" steps (1 when none). Not rounded to the step.
+struct NarrowedDim {
+  std::int64_t low, high, step;
+};
+
+NarrowedDim narrowed_by(const std::string& dim, const std::vector<DimRestriction>& restrictions,
+                        std::int64_t low, std::int64_t high) {
+  NarrowedDim narrowed{low, high, 1};
+  for (const DimRestriction& restriction : restrictions) {
+    if (restriction.dim != dim) continue;
+    switch (restriction.kind) {
+      case DimRestriction::Kind::multiple_of:
+        narrowed.step = std::lcm(narrowed.step, std::max<std::int64_t>(1, restriction.value));
+        break;
+      case DimRestriction::Kind::at_least: narrowed.low = std::max(narrowed.low, restriction.value); break;
+      case DimRestriction::Kind::at_most: narrowed.high = std::min(narrowed.high, restriction.value); break;
+    }
+  }
+  return narrowed;
+}
+
+}  // namespace
 
 const DimRestriction* violated_restriction(const std::vector<DimRestriction>& restrictions,
                                            const Dims& dims) {
@@ -30,16 +55,10 @@ std::string describe_restrictions(const std::vector<DimRestriction>& restriction
 
 DimRange restrict_range(DimRange range, const std::string& dim,
                         const std::vector<DimRestriction>& restrictions) {
-  for (const DimRestriction& restriction : restrictions) {
-    if (restriction.dim != dim) continue;
-    switch (restriction.kind) {
-      case DimRestriction::Kind::multiple_of:
-        if (restriction.value > 0) range.step = std::lcm(range.step, restriction.value);
-        break;
-      case DimRestriction::Kind::at_least: range.min = std::max(range.min, restriction.value); break;
-      case DimRestriction::Kind::at_most: range.max = std::min(range.max, restriction.value); break;
-    }
-  }
+  const NarrowedDim narrowed = narrowed_by(dim, restrictions, range.min, range.max);
+  range.min = narrowed.low;
+  range.max = narrowed.high;
+  range.step = std::lcm(range.step, narrowed.step);
   if (range.step > 1) {
     range.min = (range.min + range.step - 1) / range.step * range.step;
     range.max = range.max / range.step * range.step;
@@ -85,19 +104,11 @@ Dims dims_inside_domain(const Dims& dims, const TaskSpec& task,
     }
     if (!rejected) continue;
     const auto domain = task.domains().find(dim);
-    std::int64_t low = domain == task.domains().end() ? 1 : domain->second.min;
-    std::int64_t high = domain == task.domains().end() ? std::numeric_limits<std::int64_t>::max() / 2
-                                                       : domain->second.max;
-    std::int64_t step = 1;
-    for (const DimRestriction& restriction : restrictions) {
-      if (restriction.dim != dim) continue;
-      switch (restriction.kind) {
-        case DimRestriction::Kind::multiple_of: step = std::lcm(step, std::max<std::int64_t>(1, restriction.value)); break;
-        case DimRestriction::Kind::at_least: low = std::max(low, restriction.value); break;
-        case DimRestriction::Kind::at_most: high = std::min(high, restriction.value); break;
-      }
-    }
-    size = nearest_admitted_size(size, low, high, step, dim);
+    const NarrowedDim narrowed = narrowed_by(
+        dim, restrictions, domain == task.domains().end() ? 1 : domain->second.min,
+        domain == task.domains().end() ? std::numeric_limits<std::int64_t>::max() / 2
+                                       : domain->second.max);
+    size = nearest_admitted_size(size, narrowed.low, narrowed.high, narrowed.step, dim);
   }
   return inside;
 }
@@ -119,15 +130,7 @@ std::vector<std::string> supported_dims_errors(const KernelSpec& kernel, const T
   if (!errors.empty()) return errors;
   // A domain left empty by the restrictions together (e.g. N >= 100 and N <= 50).
   for (const auto& [dim, domain] : task.domains()) {
-    std::int64_t low = domain.min, high = domain.max, step = 1;
-    for (const DimRestriction& restriction : kernel.supported_dims()) {
-      if (restriction.dim != dim) continue;
-      switch (restriction.kind) {
-        case DimRestriction::Kind::multiple_of: step = std::lcm(step, restriction.value); break;
-        case DimRestriction::Kind::at_least: low = std::max(low, restriction.value); break;
-        case DimRestriction::Kind::at_most: high = std::min(high, restriction.value); break;
-      }
-    }
+    const auto [low, high, step] = narrowed_by(dim, kernel.supported_dims(), domain.min, domain.max);
     if ((low + step - 1) / step * step > high) {
       errors.push_back(who + " declares \"" + describe_restrictions(kernel.supported_dims()) +
                        "\", which leaves no size of " + dim + " in task '" + task.id() +

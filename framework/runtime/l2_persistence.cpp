@@ -19,8 +19,6 @@ void check(cudaError_t status, const char* call) {
   }
 }
 
-}  // namespace
-
 bool l2_persistence_in_force(void* cuda_stream) {
   std::size_t carve_out = 0;
   if (cudaDeviceGetLimit(&carve_out, cudaLimitPersistingL2CacheSize) == cudaSuccess && carve_out > 0) {
@@ -34,7 +32,10 @@ bool l2_persistence_in_force(void* cuda_stream) {
   return false;
 }
 
-void reset_l2_persistence(void* cuda_stream) {
+}  // namespace
+
+bool reset_l2_persistence_if_set(void* cuda_stream) {
+  if (!l2_persistence_in_force(cuda_stream)) return false;
   const auto stream = static_cast<cudaStream_t>(cuda_stream);
   check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
   cudaStreamAttrValue none{};
@@ -47,10 +48,10 @@ void reset_l2_persistence(void* cuda_stream) {
   check(cudaCtxResetPersistingL2Cache(), "cudaCtxResetPersistingL2Cache");
   check(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0),
         "cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0)");
+  return true;
 }
 #else
-bool l2_persistence_in_force(void*) { return false; }
-void reset_l2_persistence(void*) {}
+bool reset_l2_persistence_if_set(void*) { return false; }
 #endif
 
 }  // namespace rkt

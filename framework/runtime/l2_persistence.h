@@ -9,13 +9,11 @@
 
 namespace rkt {
 
-/// Whether persistence is in force now: a persisting-L2 carve-out set on the device, or an access
-/// policy window on `cuda_stream`. Cheap host queries; false without CUDA.
-bool l2_persistence_in_force(void* cuda_stream);
-
-/// Waits for `cuda_stream`, clears its access policy window, returns every persisting line to
-/// normal (cudaCtxResetPersistingL2Cache) and sets the carve-out to 0, so the cache flush that
-/// follows evicts what the kernel kept. Throws naming the CUDA call that failed.
-void reset_l2_persistence(void* cuda_stream);
+/// When persistence is in force (a persisting-L2 carve-out set on the device, or an access
+/// policy window on `cuda_stream`: two cheap host queries), waits for `cuda_stream`, clears its
+/// window, returns every persisting line to normal (cudaCtxResetPersistingL2Cache) and sets the
+/// carve-out to 0, so the cache flush that follows evicts what the kernel kept. Returns whether
+/// it reset anything; false without CUDA. Throws naming the CUDA call that failed.
+bool reset_l2_persistence_if_set(void* cuda_stream);
 
 }  // namespace rkt

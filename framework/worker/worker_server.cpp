@@ -149,8 +149,7 @@ wire::Reply run_measure(const KernelSpec& kernel, const std::vector<Arguments>& 
   for (std::uint32_t s = 0; s < request.samples; ++s) {
     PreparedCall& call = *calls[(request.first_set + s) % calls.size()];
     // Persistence first, then the flush: reset lines are normal lines, which the flush evicts.
-    if (kernel.device() == Device::cuda && l2_persistence_in_force(scope.stream())) {
-      reset_l2_persistence(scope.stream());
+    if (kernel.device() == Device::cuda && reset_l2_persistence_if_set(scope.stream())) {
       reply.l2_persistence_reset = true;
     }
     if (request.flush_caches) flush_caches(kernel.device());

@@ -168,22 +168,19 @@ PY
   # RKT_EXPLOITS_PARTS chooses the parts (default all), to split them over calls of a lease.
   parts=" ${RKT_EXPLOITS_PARTS:-late ragged l2check cost l2run initcheck} "
   mkdir -p "$out/exploits"
-  if [[ "$parts" == *" late "* ]]; then
-    start=$(date +%s)
-    timeout 120 "$build/bin/rkt_adversaries" test --timeout 30 --json \
-      --filter 'relu/late_*.correctness_x1:relu/two_streams_joined.*' \
-      >"$out/exploits/late.json" 2>"$out/exploits/late.log"
-    echo "late work: exit $?, $(($(date +%s) - start)) s"
-    case_table "$out/exploits/late.json"
-  fi
-  if [[ "$parts" == *" ragged "* ]]; then
-    start=$(date +%s)
-    timeout 120 "$build/bin/rkt_adversaries" test --timeout 40 --json \
-      --filter 'relu/cuda_float4_tail_overread.sanitizer_*:relu/cuda_float4_tail_overread.correctness_x1:relu/cuda_float4_declared.sanitizer_memcheck:relu/cuda_reads_past_end.sanitizer_memcheck' \
-      >"$out/exploits/ragged.json" 2>"$out/exploits/ragged.log"
-    echo "ragged memcheck: exit $?, $(($(date +%s) - start)) s"
-    case_table "$out/exploits/ragged.json"
-  fi
+  # The adversaries' cases matching $3, each case within $2 s and the whole within 120 s.
+  adversary_cases() {
+    local label=$1 case_timeout=$2 filter=$3 begin
+    begin=$(date +%s)
+    timeout 120 "$build/bin/rkt_adversaries" test --timeout "$case_timeout" --json --filter "$filter" \
+      >"$out/exploits/$label.json" 2>"$out/exploits/$label.log"
+    echo "$label: exit $?, $(($(date +%s) - begin)) s"
+    case_table "$out/exploits/$label.json"
+  }
+  [[ "$parts" == *" late "* ]] &&
+    adversary_cases late 30 'relu/late_*.correctness_x1:relu/two_streams_joined.*'
+  [[ "$parts" == *" ragged "* ]] &&
+    adversary_cases ragged 40 'relu/cuda_float4_tail_overread.sanitizer_*:relu/cuda_float4_tail_overread.correctness_x1:relu/cuda_float4_declared.sanitizer_memcheck:relu/cuda_reads_past_end.sanitizer_memcheck'
   if [[ "$parts" == *" l2check "* ]]; then
     nvcc -std=c++17 -arch=sm_90 -O3 -o /tmp/l2_check tests/kernel_gpu_check/l2_persistence_check.cu \
       >"$out/exploits/l2_build.log" 2>&1 && timeout 60 /tmp/l2_check 2>&1 | tee "$out/exploits/l2_check.txt"

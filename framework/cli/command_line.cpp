@@ -85,6 +85,7 @@ Usage:
                                     without such a baseline, the medians' intervals decide
   rkt eval FILE... [--task ID] [--out DIR] [--json] [--jobs N] [--timeout SECONDS]
            [--benchmark-timeout SECONDS] [--file-timeout SECONDS] [--allow-declarations]
+           [--recheck K]
                                     compiles each .cpp/.cu file into its own kernel library
                                     (cached under $%EVAL_CACHE_VARIABLE% or ~/%EVAL_CACHE%, keyed by
                                     the source, the "..." headers it includes from its folder,
@@ -106,6 +107,12 @@ Usage:
                                     a domain narrower than its task's is refused (status
                                     declaration_refused, naming each line) unless
                                     --allow-declarations; requires_alignment is allowed.
+                                    --recheck K: the K fastest kernels that passed are judged
+                                    again in fresh processes with a fresh secret seed; the
+                                    record keeps both verdicts and timings, and a second
+                                    verdict not pass, a timing not taken again or one slower
+                                    beyond both runs' noise (rkt compare's rule) fails the
+                                    kernel; --json lines then come after the rechecks.
                                     Exit 0: all passed; 1: a kernel failed or a file gave none
                                     (compile_error, no_registration, declaration_refused, ...); 2: a
                                     file missing, unreadable, empty or too large, or bad options

@@ -54,7 +54,7 @@ int run_eval_command(const std::vector<std::string>& args, const std::string& ju
   std::map<std::string, std::string> values;
   EvalOptions options;
   std::string error;
-  if (!parse_arguments(args, {"--task", "--out", "--jobs", "--timeout", "--benchmark-timeout", "--file-timeout"},
+  if (!parse_arguments(args, {"--task", "--out", "--jobs", "--timeout", "--benchmark-timeout", "--file-timeout", "--recheck"},
                        {"--json", "--allow-declarations"}, values, options.sources, error)) {
     return report_usage_error("eval: " + error);
   }
@@ -68,7 +68,8 @@ int run_eval_command(const std::vector<std::string>& args, const std::string& ju
   for (const auto& [name, target] : {std::pair<const char*, int*>{"--jobs", &options.jobs},
                                      {"--timeout", &options.case_timeout_seconds},
                                      {"--benchmark-timeout", &options.benchmark_timeout_seconds},
-                                     {"--file-timeout", &options.file_timeout_seconds}}) {
+                                     {"--file-timeout", &options.file_timeout_seconds},
+                                     {"--recheck", &options.recheck}}) {
     if (values.count(name) == 0) continue;
     *target = positive_number(values[name]);
     if (*target == 0) {

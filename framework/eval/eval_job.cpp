@@ -21,6 +21,8 @@
 #include "framework/eval/eval_record.h"
 #include "framework/eval/library_cache.h"
 #include "framework/eval/library_compiler.h"
+#include "framework/eval/library_judge.h"
+#include "framework/eval/recheck.h"
 #include "framework/eval/visible_gpus.h"
 #include "framework/inputs/seeding.h"
 #include "framework/isolation/kernel_library.h"
@@ -29,11 +31,6 @@
 
 namespace rkt {
 namespace {
-
-// "1 file", "3 files"; "1 library", "2 libraries".
-std::string counted(std::size_t count, const std::string& one, const std::string& many = "") {
-  return std::to_string(count) + " " + (count == 1 ? one : many.empty() ? one + "s" : many);
-}
 
 constexpr const char* kRecordsFile = "eval.jsonl";  // in the run folder: one record per line
 
@@ -46,167 +43,6 @@ std::string stem_of(const std::string& path) {
   const std::string name = base_name(path);
   const std::size_t dot = name.rfind('.');
   return dot == std::string::npos || dot == 0 ? name : name.substr(0, dot);
-}
-
-// The judge's own error lines ("rkt: error: ...", "rkt: ..."), without the usage hint.
-std::string judge_errors(const std::string& log) {
-  std::istringstream lines(log);
-  std::string errors;
-  for (std::string line; std::getline(lines, line);) {
-    if (line.rfind("rkt: ", 0) != 0 || line.find("Run 'rkt --help'") != std::string::npos) continue;
-    if (line.rfind("rkt: error: ", 0) == 0) line = line.substr(12);
-    else line = line.substr(5);
-    errors += (errors.empty() ? "" : "\n") + line;
-  }
-  return errors;
-}
-
-// The last lines of a log, for a judge that ended without saying why.
-std::string log_tail(const std::string& log, std::size_t count) {
-  std::vector<std::string> lines;
-  std::istringstream stream(log);
-  for (std::string line; std::getline(stream, line);) lines.push_back(line);
-  std::string tail;
-  for (std::size_t i = lines.size() > count ? lines.size() - count : 0; i < lines.size(); ++i) {
-    tail += (tail.empty() ? "" : "\n") + lines[i];
-  }
-  return tail;
-}
-
-// A child judge that refused the library (exit 2): the registry's validation, the --kernel
-// selection or the worker's load, told apart by what it said.
-std::string refusal_status(const std::string& errors) {
-  if (errors.find("declaration refused: ") != std::string::npos) return "declaration_refused";
-  if (errors.find("registered twice") != std::string::npos) return "duplicate_kernel";
-  if (errors.find("unknown task") != std::string::npos) return "unknown_task";
-  if (errors.find("--kernel") != std::string::npos) return "not_of_task";
-  if (errors.find("could not") != std::string::npos || errors.find("load") != std::string::npos) {
-    return "load_error";
-  }
-  return "registration_error";
-}
-
-// A record per kernel of `report` (of `task` when one is given), each `file_record` with its kernel.
-std::vector<EvalRecord> judged_records(const RunReport& report, const std::string& task,
-                                       const EvalRecord& file_record) {
-  std::vector<EvalRecord> records;
-  for (const KernelReport& kernel : report.kernels) {
-    // --task selects by "TASK/" in the id, which leaky_relu/ contains for relu: only TASK's own.
-    if (!task.empty() && kernel.task != task) continue;
-    EvalRecord record = file_record;
-    record.status = "judged";
-    record.has_kernel = true;
-    record.kernel = kernel;
-    records.push_back(record);
-  }
-  return records;
-}
-
-struct FileOutcome {
-  std::vector<EvalRecord> records;
-  bool resumed = false;
-};
-
-// One compiled library judged by a child `rkt run` into DIR/libraries/<hash>/.
-// `gpu`: the CUDA_VISIBLE_DEVICES value that shows the child judge its one GPU ("" keeps ours).
-FileOutcome judge_library(const EvalOptions& options, const CompiledSource& source,
-                          const std::string& directory, const std::string& gpu) {
-  FileOutcome outcome;
-  EvalRecord failed;
-  failed.file = source.source;
-  failed.library_hash = source.key;
-  failed.library = source.library;
-  failed.declarations_allowed = options.allow_declarations;
-  const std::string folder = directory + "/libraries/" + source.key;
-  make_directories(folder);
-  ChildCommand command;
-  command.argv = {options.judge, "run", "--out", folder, "--replace"};
-  if (!options.allow_declarations) command.argv.push_back("--refuse-declarations");
-  if (options.case_timeout_seconds > 0) {
-    command.argv.insert(command.argv.end(), {"--timeout", std::to_string(options.case_timeout_seconds)});
-  }
-  if (options.benchmark_timeout_seconds > 0) {
-    command.argv.insert(command.argv.end(),
-                        {"--benchmark-timeout", std::to_string(options.benchmark_timeout_seconds)});
-  }
-  if (!options.task.empty()) command.argv.insert(command.argv.end(), {"--kernel", options.task + "/"});
-  command.environment[kKernelLibraryVariable] = source.library;
-  // Its compiler ran in the source's folder: a refused declaration's line is read from there.
-  const std::size_t slash = source.source.rfind('/');
-  command.environment[kKernelSourceFolderVariable] =
-      slash == std::string::npos ? "." : slash == 0 ? "/" : source.source.substr(0, slash);
-  command.environment["RKT_SEED"] = std::to_string(base_seed());
-  if (!gpu.empty()) command.environment["CUDA_VISIBLE_DEVICES"] = gpu;
-  command.output_file = folder + "/judge.log";
-  command.timeout_seconds = options.file_timeout_seconds > 0 ? options.file_timeout_seconds
-                                                             : eval_defaults::kFileTimeoutSeconds;
-  const ChildOutcome judged = run_child_command(command);
-  const std::string log = file_exists(command.output_file) ? read_whole_file(command.output_file) : "";
-  const std::string results = folder + "/results.json";
-  if (judged.timed_out) {
-    // The kernels the judge finished keep their records, and so do the finished cases of the one
-    // it was judging (results.json is rewritten after each case: that kernel fails, its record
-    // saying it was stopped); the file gets one more, failed, for the time limit.
-    std::vector<std::string> finished;
-    if (file_exists(results)) {
-      try {
-        outcome.records = judged_records(read_run_results(results), options.task, failed);
-        for (const EvalRecord& record : outcome.records) {
-          const std::vector<std::string>& problems = record.kernel.cases.problems;
-          if (std::find(problems.begin(), problems.end(), kCasesStillRunningProblem) == problems.end()) {
-            finished.push_back(record.kernel.full_id());
-          }
-        }
-      } catch (const std::invalid_argument&) {
-        // Cut short as it was written: nothing of it is kept.
-      }
-    }
-    failed.status = "judge_timeout";
-    std::string done_text = finished.empty() ? "no kernel" : counted(finished.size(), "kernel") + " (";
-    for (std::size_t i = 0; i < finished.size(); ++i) done_text += (i ? ", " : "") + finished[i];
-    if (!finished.empty()) done_text += ")";
-    failed.message = "the judge of " + source.source + " was " + describe_outcome(judged) +
-                     " (--file-timeout " + std::to_string(command.timeout_seconds) + " s) with " +
-                     done_text + " judged to the end; the last lines of " + command.output_file +
-                     ":\n" + log_tail(log, 8);
-    outcome.records.push_back(failed);
-    return outcome;
-  }
-  if (judged.started && !judged.timed_out && (judged.exit_code == 0 || judged.exit_code == 1) &&
-      file_exists(results)) {
-    RunReport report;
-    try {
-      report = read_run_results(results);
-    } catch (const std::invalid_argument& error) {
-      failed.status = "judge_error";
-      failed.message = error.what();
-      outcome.records.push_back(failed);
-      return outcome;
-    }
-    const bool none = std::none_of(report.kernels.begin(), report.kernels.end(), [&](const KernelReport& k) {
-      return options.task.empty() || k.task == options.task;
-    });
-    if (none) {
-      failed.status = "no_registration";
-      failed.message = source.source + ": its library registers no kernel" +
-                       (options.task.empty() ? std::string() : " of task '" + options.task + "'");
-      outcome.records.push_back(failed);
-      return outcome;
-    }
-    outcome.records = judged_records(report, options.task, failed);
-    return outcome;
-  }
-  const std::string errors = judge_errors(log);
-  if (judged.exit_code == 2 && !errors.empty()) {
-    failed.status = refusal_status(errors);
-    failed.message = errors;
-  } else {
-    failed.status = "judge_error";
-    failed.message = "the judge of " + source.source + " ended with " + describe_outcome(judged) +
-                     "; the last lines of " + command.output_file + ":\n" + log_tail(log, 8);
-  }
-  outcome.records.push_back(failed);
-  return outcome;
 }
 
 // The records of an earlier call into the same folder, by library hash (resume).
@@ -291,6 +127,10 @@ KernelReport report_entry(const EvalRecord& record, const std::string& stem, con
   if (record.has_kernel) {
     entry = record.kernel;
     entry.kernel = stem + ":" + record.kernel.kernel;
+    if (!record.recheck_disagreement.empty()) {
+      entry.cases.problems.push_back("recheck (fresh processes, fresh secret seed): " +
+                                     record.recheck_disagreement);
+    }
     return entry;
   }
   entry.task = task.empty() ? "unknown" : task;
@@ -456,15 +296,8 @@ int run_eval_job(const EvalOptions& options) {
   std::vector<std::optional<std::vector<EvalRecord>>> done(compiled.size());
   std::mutex finishing;
   bool unwritable = false;
-  const auto finish = [&](std::size_t i, std::vector<EvalRecord> file_records, bool resumed) {
-    const std::lock_guard<std::mutex> hold(finishing);
-    for (const EvalRecord& record : file_records) {
-      progress << "rkt eval: [" << i + 1 << "/" << compiled.size() << "] " << progress_line(record)
-               << (resumed ? "  (resumed: judged before with this library)" : "") << "\n"
-               << std::flush;
-      if (options.json) std::cout << eval_record_json(record) << "\n" << std::flush;
-    }
-    done[i] = std::move(file_records);
+  // Writes eval.jsonl and the run folder from every file done so far, in the order given.
+  const auto write_outputs = [&] {
     std::string records_text;
     report.kernels.clear();
     for (std::size_t j = 0; j < done.size(); ++j) {
@@ -481,6 +314,19 @@ int run_eval_job(const EvalOptions& options) {
       std::cerr << "rkt eval: error: " << error.what() << "\n";
       unwritable = true;
     }
+  };
+  // With --recheck the --json lines wait for the rechecks: each kernel is printed once, final.
+  const bool json_as_judged = options.json && options.recheck == 0;
+  const auto finish = [&](std::size_t i, std::vector<EvalRecord> file_records, bool resumed) {
+    const std::lock_guard<std::mutex> hold(finishing);
+    for (const EvalRecord& record : file_records) {
+      progress << "rkt eval: [" << i + 1 << "/" << compiled.size() << "] " << progress_line(record)
+               << (resumed ? "  (resumed: judged before with this library)" : "") << "\n"
+               << std::flush;
+      if (json_as_judged) std::cout << eval_record_json(record) << "\n" << std::flush;
+    }
+    done[i] = std::move(file_records);
+    write_outputs();
   };
   bool bad_input = false;
   std::vector<std::size_t> cuda_files, other_files;  // to judge
@@ -507,7 +353,10 @@ int run_eval_job(const EvalOptions& options) {
                << compiled[i].source << (gpu.empty() ? "" : " on GPU " + gpu) << "\n"
                << std::flush;
     }
-    finish(i, judge_library(options, compiled[i], directory, gpu).records, false);
+    JudgeTarget target;
+    target.folder = directory + "/libraries/" + compiled[i].key;
+    target.gpu = gpu;
+    finish(i, judge_library(options, compiled[i], target), false);
   };
   // CUDA files: one child judge per visible GPU at a time, each shown its GPU alone. CPU files
   // after them, one at a time: CPU benchmarks running side by side would time each other.
@@ -525,6 +374,21 @@ int run_eval_job(const EvalOptions& options) {
     for (std::size_t i : cuda_files) judge(i, "");
   }
   for (std::size_t i : other_files) judge(i, "");
+  if (options.recheck > 0) {
+    std::vector<JudgedFile> judged_files;
+    for (std::size_t i = 0; i < compiled.size(); ++i) {
+      if (done[i]) judged_files.push_back({&compiled[i], &*done[i]});
+    }
+    recheck_fastest(options, judged_files, directory, progress);
+    write_outputs();
+    if (options.json) {
+      for (const auto& file_records : done) {
+        if (!file_records) continue;
+        for (const EvalRecord& record : *file_records) std::cout << eval_record_json(record) << "\n";
+      }
+      std::cout << std::flush;
+    }
+  }
   if (unwritable) return 2;
   std::vector<EvalRecord> records;
   for (const auto& file_records : done) {

@@ -6,26 +6,9 @@
 // record per kernel, eval_record.h), which a second call into the same folder resumes from.
 #pragma once
 
-#include <string>
-#include <vector>
+#include "framework/eval/eval_options.h"
 
 namespace rkt {
-
-struct EvalOptions {
-  std::vector<std::string> sources;
-  std::string task;              ///< --task: only kernels of this task are judged ("" = all)
-  std::string output_directory;  ///< --out (default runs/eval-<UTC time>)
-  bool json = false;             ///< --json: one record per kernel on stdout, progress on stderr
-  int jobs = 0;                  ///< --jobs: compilers at a time (0: the core count)
-  int case_timeout_seconds = 0;       ///< --timeout, passed to each child judge (0: its default)
-  int benchmark_timeout_seconds = 0;  ///< --benchmark-timeout, likewise
-  int file_timeout_seconds = 0;  ///< --file-timeout: one file's judge in all (0: kFileTimeoutSeconds)
-  /// --allow-declarations: judge files that waive a gate, allow an operator or narrow their
-  /// task's domain (refused by default: status declaration_refused; declaration_policy.h).
-  bool allow_declarations = false;
-  std::string judge;             ///< this executable (the child judges run it)
-  std::string worker;            ///< its rkt-worker (an installed judge's prefix comes from it)
-};
 
 /// Runs the evaluation. Exit code: 0 when every kernel passed (or was skipped: no device), 1 when
 /// a kernel failed or a source gave no kernel (compile error, no registration, unknown task,

@@ -25,6 +25,7 @@ std::string replay_with_library(CaseRecord record, const std::string& library) {
 }  // namespace
 
 std::string EvalRecord::verdict() const {
+  if (!recheck_disagreement.empty()) return "FAIL";
   return status == "judged" && has_kernel ? kernel.verdict() : "FAIL";
 }
 
@@ -107,6 +108,26 @@ std::string eval_record_json(const EvalRecord& record) {
   }
   line["benchmark"] = timing;
   line["seconds"] = kernel.seconds;
+  if (record.rechecked) {
+    // Both judgements stay in the record: the first above, the second here.
+    Json second = Json::object();
+    second["verdict"] = record.recheck.cases.cases.empty() ? "none" : record.recheck.verdict();
+    second["measured"] = record.recheck.benchmark.measured;
+    if (record.recheck.benchmark.measured) {
+      second["median_ms"] = record.recheck.benchmark.time.median;
+      second["first_quartile_ms"] = record.recheck.benchmark.time.first_quartile;
+      second["third_quartile_ms"] = record.recheck.benchmark.time.third_quartile;
+      second["speedup_vs_strongest"] = interval(record.recheck.benchmark.speedup_vs_strongest);
+    } else {
+      second["problem"] = record.recheck.benchmark.problem;
+    }
+    second["seed"] = "a fresh secret seed (withheld)";
+    second["agrees"] = record.recheck_disagreement.empty();
+    second["disagreement"] = record.recheck_disagreement;
+    line["recheck"] = second;
+  } else {
+    line["recheck"] = nullptr;
+  }
   return line.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 

@@ -22,8 +22,13 @@ struct EvalRecord {
   bool declarations_allowed = false;
   bool has_kernel = false;  ///< `kernel` holds a judged kernel
   KernelReport kernel;      ///< with its own kernel id (not the run folder's file-prefixed one)
+  /// --recheck (recheck.h): judged a second time, by fresh processes with a fresh secret seed.
+  bool rechecked = false;
+  KernelReport recheck;     ///< the second judgement, when it gave one
+  std::string recheck_disagreement;  ///< why the two judgements disagree ("" when they agree)
 
-  /// "pass", "FAIL" or "skipped"; "FAIL" for every status but "judged".
+  /// "pass", "FAIL" or "skipped"; "FAIL" for every status but "judged", and for a recheck that
+  /// disagreed.
   std::string verdict() const;
 };
 
@@ -34,7 +39,8 @@ struct EvalRecord {
 /// reproduce: a command that replays it on the same inputs with this library), the benchmark
 /// (median and quartiles in ms, speedups against each baseline with their intervals, speedup
 /// against the strongest, peak memory, whether it was impossibly fast or its spot checks failed),
-/// seconds; message for a file without kernels.
+/// seconds, recheck (null, or the second verdict and timing and whether they agree); message for a
+/// file without kernels.
 std::string eval_record_json(const EvalRecord& record);
 
 /// Reads a line eval_record_json wrote back: the fields resuming needs (file, library_hash,

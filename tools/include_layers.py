@@ -42,6 +42,7 @@ FOLDER_ORDER = [
     "supervision",   # gtest expansion, the verdict channel, the supervisor, worker loans
     "runs",          # the main job, run folders, reports, merge, compare, the baseline table
     "eval",          # rkt eval and rkt template: source files compiled, judged by child runs
+    "serve",         # rkt serve: the long-lived judge on a socket, over eval's judging
     "cli",           # the rkt command line and the judge's main
 ]
 # Folders outside the judge's chain: nothing below them may include them.

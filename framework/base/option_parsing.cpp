@@ -55,4 +55,11 @@ int report_usage_error(const std::string& message) {
   return 2;
 }
 
+int positive_whole_number(const std::string& text) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 6) {
+    return 0;
+  }
+  return std::stoi(text);
+}
+
 }  // namespace rkt

@@ -22,6 +22,9 @@ bool parse_arguments(const std::vector<std::string>& args,
                      std::map<std::string, std::string>& values,
                      std::vector<std::string>& positional, std::string& error);
 
+/// An option's value as a positive whole number below a million, else 0 (not one).
+int positive_whole_number(const std::string& text);
+
 /// Prints "rkt: <message>" and the usage hint to stderr; returns the usage exit code (2).
 int report_usage_error(const std::string& message);
 

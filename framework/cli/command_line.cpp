@@ -21,6 +21,7 @@
 #include "framework/cli/listing.h"
 #include "framework/eval/eval_command.h"
 #include "framework/eval/eval_defaults.h"
+#include "framework/serve/judge_server.h"
 #include "framework/inputs/hidden_inputs.h"
 #include "framework/inputs/seeding.h"
 #include "framework/registry/declaration_policy.h"
@@ -116,6 +117,21 @@ Usage:
                                     Exit 0: all passed; 1: a kernel failed or a file gave none
                                     (compile_error, no_registration, declaration_refused, ...); 2: a
                                     file missing, unreadable, empty or too large, or bad options
+  rkt eval --server SOCKET FILE... [--task ID] [--json] [--timeout SECONDS] ...
+                                    the same records from a running rkt serve (every file
+                                    sent at once, queued fairly by the server); --out,
+                                    --jobs and --recheck belong to a local rkt eval
+  rkt serve --socket PATH [--out DIR] [--timeout SECONDS] [--benchmark-timeout SECONDS]
+            [--file-timeout SECONDS] [--allow-declarations]
+                                    a long-lived judge on a Unix socket (mode 0600): JSON
+                                    lines in, {"id", "file" or "source" + "name", "task",
+                                    "timeout", ...}; out, per request, the records rkt eval
+                                    --json prints, then {"id", "done": true, "verdict", ...};
+                                    a bad request gets {"id", "error"}; one judge per GPU for
+                                    .cu files, one for .cpp, clients served in turn; records
+                                    appended to DIR/eval.jsonl, each request's run folder in
+                                    DIR/requests/N (default DIR: runs/serve-<UTC time>);
+                                    docs/serve.md; tools/rkt_serve_client.py is its client
   rkt template TASK [--device cpu|cuda]
                                     prints a kernel file for TASK that compiles as printed:
                                     its inputs, outputs, dims, the declared precision and the
@@ -406,6 +422,8 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
     // libraries it compiles in child judges of their own.
     if (command == "template") return run_template_command(args);
     if (command == "eval") return run_eval_command(args, own_executable(argv[0]), kernels);
+    // The server judges every request in child judges, as eval does.
+    if (command == "serve") return run_serve_command(args, own_executable(argv[0]), kernels.worker);
   }
   if (const std::string problem = load_kernel_library(kernels); !problem.empty()) {
     std::cerr << "rkt: error: " << problem << "\n";
@@ -594,7 +612,7 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
     return run_main_job(job);
   }
   return usage_error("unknown command '" + command +
-                     "'; commands: list, test, run, eval, template, compare, merge, filter, catalog, aoti-spec, "
+                     "'; commands: list, test, run, eval, serve, template, compare, merge, filter, catalog, aoti-spec, "
                      "baselines, twin-inputs, twin-check, bench, --help");
 }
 

@@ -6,6 +6,7 @@
 #include "framework/base/option_parsing.h"
 #include "framework/eval/eval_job.h"
 #include "framework/eval/kernel_template.h"
+#include "framework/eval/serve_client.h"
 #include "framework/registry/registry_validation.h"
 #include "rkt/task.h"
 
@@ -17,14 +18,6 @@ std::string unknown_task_message(const std::string& id) {
   const std::string hint = closest_task_id(id);
   return "unknown task '" + id + "'" +
          (hint.empty() ? "; 'rkt list' shows the tasks" : "; did you mean '" + hint + "'?");
-}
-
-// A positive whole number from an option's value, else 0.
-int positive_number(const std::string& text) {
-  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 6) {
-    return 0;
-  }
-  return std::stoi(text);
 }
 
 }  // namespace
@@ -54,7 +47,7 @@ int run_eval_command(const std::vector<std::string>& args, const std::string& ju
   std::map<std::string, std::string> values;
   EvalOptions options;
   std::string error;
-  if (!parse_arguments(args, {"--task", "--out", "--jobs", "--timeout", "--benchmark-timeout", "--file-timeout", "--recheck"},
+  if (!parse_arguments(args, {"--task", "--out", "--jobs", "--timeout", "--benchmark-timeout", "--file-timeout", "--recheck", "--server"},
                        {"--json", "--allow-declarations"}, values, options.sources, error)) {
     return report_usage_error("eval: " + error);
   }
@@ -71,7 +64,7 @@ int run_eval_command(const std::vector<std::string>& args, const std::string& ju
                                      {"--file-timeout", &options.file_timeout_seconds},
                                      {"--recheck", &options.recheck}}) {
     if (values.count(name) == 0) continue;
-    *target = positive_number(values[name]);
+    *target = positive_whole_number(values[name]);
     if (*target == 0) {
       return report_usage_error(std::string(name) + " takes a positive whole number, not '" +
                                 values[name] + "'");
@@ -82,6 +75,16 @@ int run_eval_command(const std::vector<std::string>& args, const std::string& ju
   options.allow_declarations = values.count("--allow-declarations") != 0;
   options.judge = judge;
   options.worker = kernels.worker;
+  if (values.count("--server")) {
+    // The server writes its own records and run folders, with its own compilers.
+    for (const char* local : {"--out", "--jobs", "--recheck"}) {
+      if (values.count(local)) {
+        return report_usage_error(std::string(local) + " does not go with --server (the server keeps its own "
+                                  "folder and compilers; rkt serve --help)");
+      }
+    }
+    return run_eval_through_server(values["--server"], options);
+  }
   return run_eval_job(options);
 }
 

@@ -111,15 +111,6 @@ std::vector<EvalRecord> resumed_records(const std::vector<EvalRecord>& earlier,
   return records;
 }
 
-EvalRecord record_of_unjudged(const CompiledSource& source) {
-  EvalRecord record;
-  record.file = source.source;
-  record.library_hash = source.key;
-  record.status = source.status;
-  record.message = source.message;
-  return record;
-}
-
 // The run folder's entry of a record: its kernel under a file-prefixed id ("<file stem>:<kernel>",
 // since many candidates register the same id), or a failed entry for a file without kernels.
 KernelReport report_entry(const EvalRecord& record, const std::string& stem, const std::string& task) {

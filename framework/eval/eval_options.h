@@ -23,6 +23,8 @@ struct EvalOptions {
   /// --recheck K: the K fastest passing kernels judged again, with a fresh secret seed, in fresh
   /// processes (recheck.h); a disagreement fails the kernel.
   int recheck = 0;
+  /// --server SOCKET: the files are judged by the `rkt serve` listening there (serve_client.h).
+  std::string server;
   std::string judge;             ///< this executable (the child judges run it)
   std::string worker;            ///< its rkt-worker (an installed judge's prefix comes from it)
 };

@@ -74,6 +74,15 @@ std::string counted(std::size_t count, const std::string& one, const std::string
   return std::to_string(count) + " " + (count == 1 ? one : many.empty() ? one + "s" : many);
 }
 
+EvalRecord record_of_unjudged(const CompiledSource& source) {
+  EvalRecord record;
+  record.file = source.source;
+  record.library_hash = source.key;
+  record.status = source.status;
+  record.message = source.message;
+  return record;
+}
+
 std::vector<EvalRecord> judge_library(const EvalOptions& options, const CompiledSource& source,
                                       const JudgeTarget& target) {
   std::vector<EvalRecord> records;

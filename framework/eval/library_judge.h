@@ -28,6 +28,9 @@ struct JudgeTarget {
 std::vector<EvalRecord> judge_library(const EvalOptions& options, const CompiledSource& source,
                                       const JudgeTarget& target);
 
+/// The record of a file that gave no library (a compile error, a missing file, ...): its status.
+EvalRecord record_of_unjudged(const CompiledSource& source);
+
 /// "1 file", "3 files"; "1 library", "2 libraries" (`many` when the plural is not one + "s").
 std::string counted(std::size_t count, const std::string& one, const std::string& many = "");
 

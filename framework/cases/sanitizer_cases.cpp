@@ -12,6 +12,7 @@
 #include <regex>
 #include <sstream>
 #include <thread>
+#include <vector>
 #include <stdexcept>
 
 #include "framework/cases/correctness_case.h"
@@ -38,6 +39,9 @@ constexpr int kFindingSettleMilliseconds = 1000;  // [ms]
 bool executable(const std::string& path) { return !path.empty() && ::access(path.c_str(), X_OK) == 0; }
 
 // A compute-sanitizer log line without its "========= " prefix; "" for other lines.
+// How many of the tool's last lines stand for a finding the reader does not recognise.
+constexpr std::size_t kUnrecognisedFindingLines = 4;  // [lines]
+
 std::string sanitizer_line(const std::string& line) {
   static const std::string prefix = "=========";
   if (line.compare(0, prefix.size(), prefix) != 0) return "";
@@ -110,8 +114,18 @@ SanitizerLog read_sanitizer_log(const std::string& text) {
   static const std::regex error_summary(R"(ERROR SUMMARY: ([0-9]+) error)");
   static const std::regex race_summary(R"(RACECHECK SUMMARY: .*\(([0-9]+) error)");
   bool in_finding = false, finding_done = false;
+  // An API error the tool counts ("Program hit cudaErrorLaunchFailure ... on CUDA API call to
+  // ..."), kept apart: it names a finding only when the log holds no other (an empty message
+  // was seen on the H200: the count said 1, the finding was such a line).
+  std::string api_error;
+  std::vector<std::string> recent;  // the tool's last lines, for a finding in no known form
   for (std::string line; std::getline(lines, line);) {
     const std::string content = sanitizer_line(line);
+    if (!content.empty() && content != "COMPUTE-SANITIZER" && content.find("SUMMARY: ") == std::string::npos) {
+      recent.push_back(content);
+      if (recent.size() > kUnrecognisedFindingLines) recent.erase(recent.begin());
+    }
+    if (api_error.empty() && content.rfind("Program hit", 0) == 0) api_error = content;
     std::smatch match;
     if (std::regex_search(content, match, error_summary) || std::regex_search(content, match, race_summary)) {
       log.summarised = true;
@@ -138,6 +152,15 @@ SanitizerLog read_sanitizer_log(const std::string& text) {
       continue;
     }
     log.first_finding += "; " + content;
+  }
+  if (log.errors > 0 && log.first_finding.empty()) {
+    if (!api_error.empty()) {
+      log.first_finding = api_error;
+    } else {
+      log.first_finding = "no finding in a form this reader knows; the tool's last lines:";
+      for (const std::string& content : recent) log.first_finding += " " + content + ";";
+      if (recent.empty()) log.first_finding += " none (only its summary)";
+    }
   }
   return log;
 }

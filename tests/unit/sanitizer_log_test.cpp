@@ -50,6 +50,38 @@ TEST(SanitizerLog, RacecheckCountsErrorsFromItsOwnSummary) {
   EXPECT_THAT(log.first_finding, HasSubstr("; and Read access at relu_shared_race"));
 }
 
+TEST(SanitizerLog, AnErrorCountedWithoutAFindingLineIsNeverAnEmptyMessage) {
+  // The tool counts an API error of the program as an error; before, its message read
+  // "found 1 error ...; the first: " (run 22).
+  const SanitizerLog api = read_sanitizer_log(
+      "========= COMPUTE-SANITIZER\n"
+      "========= Program hit cudaErrorLaunchFailure (error 719) due to \"unspecified launch failure\" on CUDA API "
+      "call to cudaStreamSynchronize.\n"
+      "=========     Saved host backtrace up to driver entry point at error\n"
+      "=========\n"
+      "========= ERROR SUMMARY: 1 error\n");
+  EXPECT_EQ(api.errors, 1);
+  EXPECT_THAT(api.first_finding, HasSubstr("Program hit cudaErrorLaunchFailure (error 719)"));
+  // A finding in a form the reader does not know: the tool's last lines stand for it.
+  const SanitizerLog unknown = read_sanitizer_log(
+      "========= COMPUTE-SANITIZER\n"
+      "=========     Something new the tool says\n"
+      "=========     at kernel()+0x10\n"
+      "========= ERROR SUMMARY: 1 error\n");
+  EXPECT_EQ(unknown.errors, 1);
+  EXPECT_THAT(unknown.first_finding, HasSubstr("no finding in a form this reader knows"));
+  EXPECT_THAT(unknown.first_finding, HasSubstr("Something new the tool says"));
+  // A program's own "Program hit" line beside a real finding does not displace it.
+  const SanitizerLog both = read_sanitizer_log(
+      "========= COMPUTE-SANITIZER\n"
+      "========= Program hit cudaErrorLaunchFailure (error 719) on CUDA API call to cudaStreamSynchronize.\n"
+      "========= Invalid __global__ read of size 4 bytes\n"
+      "=========     at reads_past_end()+0x1d0 in /src/x.cu:27\n"
+      "=========\n"
+      "========= ERROR SUMMARY: 2 errors\n");
+  EXPECT_THAT(both.first_finding, HasSubstr("Invalid __global__ read of size 4 bytes; at reads_past_end"));
+}
+
 TEST(SanitizerLog, ACleanRunHasNoFindingAndAnUnfinishedOneNoSummary) {
   const SanitizerLog clean = read_sanitizer_log("========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n");
   EXPECT_TRUE(clean.summarised);

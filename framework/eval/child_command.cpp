@@ -80,8 +80,11 @@ ChildOutcome run_child_command(const ChildCommand& command) {
 
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
+  // Not O_CLOEXEC: that closed the child's standard output at its exec, so the child judge's
+  // first socketpair took descriptor 1 and its progress lines went to its worker, which died of
+  // "protocol error: not a request message" and was started again (every eval judge did so).
   posix_spawn_file_actions_addopen(&actions, 1, command.output_file.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   if (!command.working_directory.empty()) {

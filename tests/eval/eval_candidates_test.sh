@@ -143,6 +143,16 @@ grep -q "compiled 0 libraries" "$work/resumed" || { cat "$work/resumed"; fail "t
 "$rkt" eval "$candidates/relu_honest.cpp" --out "$work/run" > "$work/honest" 2>&1 \
   || { cat "$work/honest"; fail "honest alone did not exit 0"; }
 
+# Each child judge's log holds its own progress lines, and no worker of it died of a message that
+# was not a request (its standard output once went to its worker's socket: the worker died of
+# "protocol error: not a request message" and was started again, in every judge).
+honest_log="$(ls "$work"/run/libraries/*/judge.log | head -n 1)"
+for log in "$work"/run/libraries/*/judge.log; do
+  ! grep -q "protocol error" "$log" || { cat "$log"; fail "$log: a worker died of a protocol error"; }
+done
+grep -q "^rkt run: " "$work"/run/libraries/*/judge.log \
+  || { cat "$honest_log"; fail "the child judges' progress lines are not in their logs"; }
+
 # Usage errors: exit 2 with a message naming what was wrong.
 usage() {
   local message="$1"; shift
@@ -158,4 +168,6 @@ usage "unknown task 'rleu'; did you mean 'relu'?" eval "$candidates/relu_honest.
 usage "--jobs takes a positive whole number, not '0'" eval "$candidates/relu_honest.cpp" --jobs 0
 usage "--timeout takes a positive whole number, not 'soon'" eval "$candidates/relu_honest.cpp" --timeout soon
 usage "eval: unknown option '--kernel'" eval "$candidates/relu_honest.cpp" --kernel relu
+usage "--recheck takes a positive whole number, not 'x'" eval "$candidates/relu_honest.cpp" --recheck x
+usage "--recheck does not go with --server" eval "$candidates/relu_honest.cpp" --server /tmp/none.sock --recheck 1
 echo "eval: batch verdicts, replay, resume and usage errors as expected"

@@ -117,7 +117,7 @@ try:
         threading.Thread(target=client_thread, args=(
             "a", [dict(file=candidate(f)) for f in files])),
         threading.Thread(target=client_thread, args=(
-            "b", [dict(file=candidate(f)) for f in files])),
+            "b", [dict(file=candidate("relu_honest.cpp"))])),
         threading.Thread(target=client_thread, args=(
             "c", [dict(file=candidate("relu_crash.cpp")),
                   dict(file=candidate("relu_hang.cpp"), timeout=5)])),
@@ -213,7 +213,8 @@ try:
         gone.submit(file=candidate("relu_honest.cpp"))
     time.sleep(1.0)
     gone.close()
-    # 5. Fairness: client x queues three files, then y one; y's answer comes before x's third.
+    # 5. Fairness: client x queues two files, then y one (while the gone client's hang is still
+    # being judged); y's answer comes before x's second.
     order = []
     lock = threading.Lock()
 
@@ -225,14 +226,14 @@ try:
                 with lock:
                     order.append((name, index))
 
-    x = threading.Thread(target=queue_and_wait, args=("x", 3))
+    x = threading.Thread(target=queue_and_wait, args=("x", 2))
     x.start()
     time.sleep(0.5)
     y = threading.Thread(target=queue_and_wait, args=("y", 1))
     y.start()
     for thread in (x, y):
         thread.join(timeout=900)
-    check(("y", 0) in order and ("x", 2) in order and order.index(("y", 0)) < order.index(("x", 2)),
+    check(("y", 0) in order and ("x", 1) in order and order.index(("y", 0)) < order.index(("x", 1)),
           f"clients served in turn: {order}")
     with connect(60) as client:
         check(client.ping() == 0, "nothing left queued (the gone client's requests were dropped)")
@@ -240,12 +241,12 @@ try:
     check("went away; dropped its" in log, "the server says it dropped a gone client's requests")
 
     # 6. rkt eval --server: the same records, exit 1 for a failing file.
-    cli = subprocess.run([rkt, "eval", "--server", sock, *[candidate(f) for f in files], "--json"],
+    cli = subprocess.run([rkt, "eval", "--server", sock, candidate("relu_wrong_edge.cpp"), "--json"],
                          env=env, capture_output=True, text=True, timeout=900)
     check(cli.returncode == 1, f"rkt eval --server with a failing file exits {cli.returncode}: {cli.stderr}")
     cli_records = {os.path.basename(json.loads(l)["file"]): json.loads(l)
                    for l in cli.stdout.splitlines() if l.strip()}
-    for base in files:
+    for base in ["relu_wrong_edge.cpp"]:
         check(base in cli_records and cli_records[base]["cases"] == eval_records[base]["cases"],
               f"rkt eval --server: {base}'s cases differ from rkt eval's")
     received.extend(cli.stdout.splitlines())
@@ -260,8 +261,8 @@ try:
 
     # 7. The Python client's command line.
     tool = subprocess.run([sys.executable, os.path.join(client_dir, "rkt_serve_client.py"), "--socket", sock,
-                           candidate("relu_wrong_edge.cpp")], capture_output=True, text=True, timeout=900)
-    check(tool.returncode == 1 and json.loads(tool.stdout.splitlines()[0])["verdict"] == "FAIL",
+                           candidate("relu_honest.cpp")], capture_output=True, text=True, timeout=900)
+    check(tool.returncode == 0 and json.loads(tool.stdout.splitlines()[0])["verdict"] == "pass",
           f"rkt_serve_client.py: {tool.returncode} {tool.stdout[:300]!r} {tool.stderr!r}")
     received.extend(tool.stdout.splitlines())
 

@@ -143,6 +143,41 @@ grep -q "compiled 0 libraries" "$work/resumed" || { cat "$work/resumed"; fail "t
 "$rkt" eval "$candidates/relu_honest.cpp" --out "$work/run" > "$work/honest" 2>&1 \
   || { cat "$work/honest"; fail "honest alone did not exit 0"; }
 
+# --recheck 1: the fastest passing kernel (the honest one, resumed) judged again by a child judge
+# of its own with a fresh secret seed; the record keeps both judgements. On a loaded machine the
+# second timing may be refused, which is a disagreement (nothing confirmed the first): exit 1.
+set +e
+"$rkt" eval "$candidates/relu_honest.cpp" "$candidates/relu_wrong_edge.cpp" --out "$work/run" --recheck 1 \
+  --json > "$work/rechecked" 2> "$work/recheck_log"
+code=$?
+set -e
+"$python" - "$work/rechecked" "$code" "$work/run" <<'PY' || { cat "$work/recheck_log"; exit 1; }
+import json, os, sys
+records = {json.loads(l)["file"].rsplit("/", 1)[-1]: json.loads(l) for l in open(sys.argv[1]) if l.strip()}
+code, run = int(sys.argv[2]), sys.argv[3]
+assert set(records) == {"relu_honest.cpp", "relu_wrong_edge.cpp"}, records.keys()  # each printed once
+assert records["relu_wrong_edge.cpp"]["recheck"] is None  # failed: not a candidate
+honest = records["relu_honest.cpp"]
+if not honest["benchmark"]["measured"]:
+    assert honest["recheck"] is None, honest["recheck"]  # not timed: nothing to recheck
+    print("note: the honest kernel's first timing was refused (load); nothing to recheck")
+    sys.exit(0)
+second = honest["recheck"]
+assert second is not None, honest
+assert second["seed"] == "a fresh secret seed (withheld)", second
+assert os.path.exists(os.path.join(run, "libraries", honest["library_hash"], "recheck", "results.json"))
+summary = json.load(open(os.path.join(run, "libraries", honest["library_hash"], "recheck", "results.json")))
+assert "secret seed" in json.dumps(summary.get("hidden_inputs", "")), summary.get("hidden_inputs")
+if second["agrees"]:
+    assert second["verdict"] == "pass" and second["median_ms"] > 0 and honest["verdict"] == "pass", second
+    assert code == 1, code  # wrong_edge still fails the batch
+else:
+    # Only the load may make an honest kernel disagree: its timing refused or drifted.
+    assert "could not be taken again" in second["disagreement"] or "slower beyond noise" in second["disagreement"], second
+    assert honest["verdict"] == "FAIL", honest
+    print("note: the recheck disagreed under load:", second["disagreement"][:200])
+PY
+
 # Each child judge's log holds its own progress lines, and no worker of it died of a message that
 # was not a request (its standard output once went to its worker's socket: the worker died of
 # "protocol error: not a request message" and was started again, in every judge).

@@ -20,6 +20,9 @@
 #   "eval" issue 21's targets: one CUDA file through `rkt eval` cold and cached, then a batch of
 #   RKT_EVAL_BATCH_COUNT (default 50) generated relu kernels, a third wrong or cheating
 #   (tools/eval_batch/eval_batch.sh: timed from a cold cache, compared with the same files as a suite);
+#   "serve" issue 29's server figure: `rkt serve` on the GPU, one CUDA file through
+#   tools/rkt_serve_client.py (cold, then cached: every case and the benchmark), and
+#   `rkt eval --server` on the generated batch beside `rkt eval` on the same files;
 #   "lpcheck" the standalone check of the bf16/fp16 kernel headers (attention forward and backward,
 #   the GEMM, the row kernels) against float64, with CUDA-event timings (not rkt's verdict);
 #   "multigpu" runs issue 23's proof (tools/gpu/multigpu_proof.sh): ctest on every GPU against one,
@@ -321,6 +324,33 @@ if [[ " $steps " == *" lpcheck "* ]]; then
   echo "low-precision standalone check: exit $?, $(($(date +%s) - start)) s"
   tail -n 40 "$out/lpcheck.log" 2>/dev/null || tail -n 20 "$out/lpcheck_build.log"
 fi
+if [[ " $steps " == *" serve "* ]]; then
+  # Issue 29: a file through the server from the Python client, cold then cached, each timed from
+  # the client's side; then a generated batch through rkt eval --server.
+  mkdir -p "$out/serve"
+  socket=/tmp/rkt-serve.sock
+  RKT_EVAL_CACHE=/tmp/rkt-serve-cache "$build/bin/rkt" serve --socket "$socket" --out /tmp/rkt-serve-run \
+    >"$out/serve/server.log" 2>&1 &
+  server=$!
+  single=examples/cuda_kernel/softmax_warp_per_row.cu
+  for pass in cold cached; do
+    t0=$(date +%s.%N)
+    timeout 300 python3 tools/rkt_serve_client.py --socket "$socket" --wait 60 "$single" \
+      >"$out/serve/single_$pass.jsonl" 2>"$out/serve/single_$pass.log"
+    echo "rkt serve, $single from the Python client, $pass: exit $?," \
+      "$(python3 -c "import time; print(round(time.time() - $t0, 2))") s" | tee -a "$out/serve/times.txt"
+  done
+  python3 tools/eval_batch/make_candidates.py /tmp/rkt-serve-batch --count "${RKT_EVAL_BATCH_COUNT:-50}" \
+    --device cuda >/dev/null
+  t0=$(date +%s)
+  timeout "${RKT_SERVE_BATCH_LIMIT:-400}" "$build/bin/rkt" eval --server "$socket" /tmp/rkt-serve-batch/*.cu \
+    --json --timeout 30 >"$out/serve/batch.jsonl" 2>"$out/serve/batch.log"
+  echo "rkt eval --server, ${RKT_EVAL_BATCH_COUNT:-50} generated files: exit $?, $(($(date +%s) - t0)) s" \
+    | tee -a "$out/serve/times.txt"
+  kill "$server" 2>/dev/null
+  wait "$server" 2>/dev/null
+fi
+
 if [[ " $steps " == *" eval "* ]]; then
   # Issue 21: a kernel source to a JSON verdict with its benchmark, from a cold library cache and
   # from a warm one (a second --out, so that it is judged again), then the batch.

@@ -99,11 +99,12 @@ class _Batch:
     """One batch into one run folder: the queue, the judges' calls in flight, the records."""
 
     def __init__(self, files: List[str], folder: str, seed: int, arguments: List[str],
-                 deadline_s: float, pool: JudgePool, max_attempts: int, task: Optional[str],
+                 deadline_s: float, deadline_margin_s: float, pool: JudgePool, max_attempts: int, task: Optional[str],
                  allow_declarations: bool, progress: TextIO):
         self.files = files
         self.folder = folder
         self.seed = seed
+        self.deadline_margin_s = deadline_margin_s
         self.pool = pool
         self.max_attempts = max_attempts
         self.task = task
@@ -203,7 +204,7 @@ class _Batch:
     def _kill_overdue(self) -> None:
         now = time.monotonic()
         for ref, (judge, job, started) in self.in_flight.items():
-            if ref not in self.overdue and now - started > job.deadline_s + DEADLINE_MARGIN_S:
+            if ref not in self.overdue and now - started > job.deadline_s + self.deadline_margin_s:
                 self.overdue.add(ref)
                 self.say("%s: %s gave no answer in %.0f s; killing it" % (
                     job.path, judge.name(), now - started))
@@ -254,7 +255,9 @@ def evaluate(files: Iterable[str], task: Optional[str] = None, out: Optional[str
              file_timeout_s: int = DEFAULT_FILE_TIMEOUT_S, case_timeout_s: Optional[int] = None,
              benchmark_timeout_s: Optional[int] = None, allow_declarations: bool = False,
              seed: Optional[int] = None, cache_root: Optional[str] = None,
-             scratch_root: Optional[str] = None, progress: TextIO = sys.stderr) -> Iterator[dict]:
+             scratch_root: Optional[str] = None, compile_allowance_s: float = COMPILE_ALLOWANCE_S,
+             deadline_margin_s: float = DEADLINE_MARGIN_S,
+             progress: TextIO = sys.stderr) -> Iterator[dict]:
     """Judges `files` on the Ray cluster; yields each kernel's record as it arrives.
 
     The records are `rkt eval --json`'s, plus `node_lost` records for files whose every judge
@@ -263,6 +266,10 @@ def evaluate(files: Iterable[str], task: Optional[str] = None, out: Optional[str
     call into the same `out` judges only what is not judged there yet. `recheck=N` judges the
     batch N more times, round k into `out/recheck-k` on seed + k (each round resumable alike).
     Connects with `ray.init(address=address)` unless Ray is initialised already.
+
+    A judge kills its rkt eval child after file_timeout_s + compile_allowance_s +
+    deadline_margin_s (the file gets a judge_error record); the driver kills a judge that has not
+    answered deadline_margin_s after that (the file is judged again elsewhere).
     """
     files = [str(path) for path in files]
     if not files:
@@ -276,14 +283,15 @@ def evaluate(files: Iterable[str], task: Optional[str] = None, out: Optional[str
     runtime_env = {"env_vars": secret_environment()} if secret_environment() else {}
     arguments = eval_arguments(task, file_timeout_s, case_timeout_s, benchmark_timeout_s,
                                allow_declarations)
-    deadline_s = file_timeout_s + COMPILE_ALLOWANCE_S + DEADLINE_MARGIN_S
+    deadline_s = file_timeout_s + compile_allowance_s + deadline_margin_s
     base_seed = batch_seed(seed)
     for round_index in range(recheck + 1):
         folder = out if round_index == 0 else os.path.join(out, "recheck-%d" % round_index)
         pool = JudgePool(rkt, runtime_env, cache_root, scratch_root, REFRESH_S)
         try:
-            batch = _Batch(files, folder, base_seed + round_index, arguments, deadline_s, pool,
-                           max_attempts, task, allow_declarations, progress)
+            batch = _Batch(files, folder, base_seed + round_index, arguments, deadline_s,
+                           deadline_margin_s, pool, max_attempts, task, allow_declarations,
+                           progress)
             yield from batch.run()
             batch.merge(rkt)
         finally:

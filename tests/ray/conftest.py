@@ -25,6 +25,8 @@ for _variable in ("RKT_SECRET_SEED", "RKT_HIDDEN_SUITE", "RKT_HIDDEN_VERBOSE"):
 # Where fake_rkt.py writes the RKT_SECRET_SEED each call saw (set before the raylets start).
 SECRETS_SEEN = pathlib.Path(tempfile.mkdtemp(prefix="rkt_ray_test_")) / "secrets_seen.txt"
 os.environ["FAKE_RKT_SEEN"] = str(SECRETS_SEEN)
+# The judges' library caches (device_kind.py), fresh for the session: read by the raylets' workers.
+os.environ["RKT_RAY_CACHE"] = str(SECRETS_SEEN.parent / "library_cache")
 
 import pytest  # noqa: E402
 import ray  # noqa: E402

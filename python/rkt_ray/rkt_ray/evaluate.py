@@ -23,7 +23,7 @@ import shutil
 import sys
 import time
 from collections import deque
-from typing import Deque, Dict, Iterable, Iterator, List, Optional, TextIO, Tuple
+from typing import Deque, Dict, Iterable, Iterator, List, Optional, TextIO, Tuple, Union
 
 import ray
 
@@ -113,20 +113,13 @@ class _Batch:
         self.started_utc = _utc_now("%Y-%m-%dT%H:%M:%SZ")
         self.log = RecordLog(folder)
         self.file_runs = FileRuns(folder)
-        self.pending: Deque[FileJob] = deque()
+        self.arguments = arguments
+        self.deadline_s = deadline_s
+        # Files waiting for a judge, .cu and the rest apart: a position in `files` until a file
+        # is first handed out (its source is read then), its FileJob when it comes back.
+        self.pending: Dict[bool, Deque[Union[int, FileJob]]] = {True: deque(), False: deque()}
         for index, path in enumerate(files):
-            source = read_kernel_source(path)
-            earlier = self.log.earlier_lines(source.name)
-            libraries = {}
-            for record in self.log.records:
-                library_hash = record.get("library_hash", "")
-                if (record.get("status") == "judged" and library_hash and
-                        os.path.basename(str(record["file"])) == source.name):
-                    text = self.log.library_results(library_hash)
-                    if text:
-                        libraries[library_hash] = text
-            self.pending.append(FileJob(index, source, seed, arguments, deadline_s, earlier,
-                                        libraries))
+            self.pending[path.endswith(".cu")].append(index)
         self.in_flight: Dict["ray.ObjectRef", Tuple[Judge, FileJob, float]] = {}
         self.overdue: set = set()  # refs whose judge was killed at its file's deadline
         self.counts = {"judged": 0, "resumed": 0, "lost": 0}
@@ -135,15 +128,29 @@ class _Batch:
         self.progress.write("rkt_ray: " + text + "\n")
         self.progress.flush()
 
+    def _job(self, index: int) -> FileJob:
+        source = read_kernel_source(self.files[index])
+        return FileJob(index, source, self.seed, self.arguments, self.deadline_s,
+                       self.log.earlier_lines(source.name),
+                       self.log.earlier_library_results(source.name))
+
+    def _waiting(self) -> int:
+        return len(self.pending[True]) + len(self.pending[False])
+
     def _assign(self) -> None:
-        for job in list(self.pending):
-            cuda = job.source.is_cuda and self.pool.has_gpus()
-            judge = self.pool.pick(cuda, job.lost_on)
-            if judge is None:
-                continue
-            judge.busy = True
-            self.pending.remove(job)
-            self.in_flight[judge.handle.judge.remote(job)] = (judge, job, time.monotonic())
+        """Hands waiting files to idle judges: .cu files to GPU judges (CPU judges when the
+        cluster has no GPU: rkt eval then skips their kernels), the rest to CPU judges."""
+        for cuda_file, queue in self.pending.items():
+            while queue:
+                entry = queue[0]
+                avoid = entry.lost_on if isinstance(entry, FileJob) else []
+                judge = self.pool.pick(cuda_file and self.pool.has_gpus(), avoid)
+                if judge is None:
+                    break
+                queue.popleft()
+                job = entry if isinstance(entry, FileJob) else self._job(entry)
+                judge.busy = True
+                self.in_flight[judge.handle.judge.remote(job)] = (judge, job, time.monotonic())
 
     def _finish(self, job: FileJob, judgement: FileJudgement, judge: Judge) -> List[dict]:
         judged_now = set(judgement.judged_hashes)
@@ -196,7 +203,7 @@ class _Batch:
             if len(job.losses) < self.max_attempts:
                 self.say("%s lost on %s (%s); judging it again (attempt %d of %d)" % (
                     job.path, judge.name(), why, len(job.losses) + 1, self.max_attempts))
-                self.pending.appendleft(job)
+                self.pending[job.source.is_cuda].appendleft(job)
                 return []
             return self._fail(job, "node_lost" if lost_judge else "judge_error")
         return self._finish(job, judgement, judge)
@@ -220,17 +227,20 @@ class _Batch:
                                     self.pool.count()["cuda"], self.seed, self.seed,
                                     os.path.join(self.folder, "eval.jsonl")))
         without_judge_since: Optional[float] = None
-        while self.pending or self.in_flight:
+        while self._waiting() or self.in_flight:
             self._assign()
             if not self.in_flight:
                 # Files wait and no judge is free or busy: every node is gone or resting.
                 now = time.monotonic()
                 without_judge_since = without_judge_since or now
                 if now - without_judge_since > NO_JUDGE_WAIT_S:
-                    while self.pending:
-                        job = self.pending.popleft()
-                        job.losses.append("no live node had a judge for %.0f s" % NO_JUDGE_WAIT_S)
-                        yield from self._fail(job, "node_lost")
+                    for queue in self.pending.values():
+                        while queue:
+                            entry = queue.popleft()
+                            job = entry if isinstance(entry, FileJob) else self._job(entry)
+                            job.losses.append("no live node had a judge for %.0f s" %
+                                              NO_JUDGE_WAIT_S)
+                            yield from self._fail(job, "node_lost")
                     break
                 time.sleep(min(POLL_S, 1.0))
                 self.pool.refresh(force=True)

@@ -41,6 +41,7 @@ class RecordLog:
         self.path = self.folder / RECORDS_FILE
         self.records: List[dict] = []
         self._lines_by_name: Dict[str, List[str]] = collections.defaultdict(list)
+        self._records_by_name: Dict[str, List[dict]] = collections.defaultdict(list)
         self._drop_cut_line()
         if self.path.exists():
             for line in self.path.read_text(errors="replace").splitlines():
@@ -63,7 +64,9 @@ class RecordLog:
         if not isinstance(record, dict) or "file" not in record:
             return
         self.records.append(record)
-        self._lines_by_name[os.path.basename(str(record["file"]))].append(line)
+        name = os.path.basename(str(record["file"]))
+        self._lines_by_name[name].append(line)
+        self._records_by_name[name].append(record)
 
     @property
     def library_hashes(self) -> set:
@@ -73,6 +76,17 @@ class RecordLog:
     def earlier_lines(self, name: str) -> List[str]:
         """The records of files of this base name (rkt eval's key holds the base name)."""
         return list(self._lines_by_name.get(name, []))
+
+    def earlier_library_results(self, name: str) -> Dict[str, str]:
+        """The kept run results of the libraries judged for files of this base name."""
+        results = {}
+        for record in self._records_by_name.get(name, []):
+            library_hash = record.get("library_hash", "")
+            if record.get("status") == "judged" and library_hash and library_hash not in results:
+                text = self.library_results(library_hash)
+                if text:
+                    results[library_hash] = text
+        return results
 
     def library_results(self, library_hash: str) -> str:
         """The child judge's results.json of a library judged before, or ""."""

@@ -1,8 +1,8 @@
-"""eval.jsonl as the driver keeps it: appended per file, a cut last line dropped on reopening."""
+"""eval.jsonl as the driver keeps it (appended per file, a cut last line dropped on reopening),
+and a kernel file as it travels to a node."""
 import json
 
 from rkt_ray.kernel_source import read_kernel_source
-from rkt_ray.merged_run_folder import unique_stems
 from rkt_ray.record_log import RecordLog
 
 
@@ -58,7 +58,3 @@ def test_a_missing_file_travels_as_its_path_for_rkt_eval_to_judge(tmp_path):
     assert source.content is None
     assert source.write_into(tmp_path / "copy") == str(tmp_path / "missing.cpp")
 
-
-def test_stems_are_made_unique_as_rkt_eval_makes_them():
-    assert unique_stems(["a/relu.cpp", "b/relu.cpp", "c/relu.cu", "softmax.cpp"]) == [
-        "relu", "relu#2", "relu#3", "softmax"]

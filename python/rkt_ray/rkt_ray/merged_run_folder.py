@@ -69,8 +69,8 @@ def failed_file_entry(stem: str, path: str, task: Optional[str], record: dict) -
                              "comparison": 0.0, "timing": 0.0},
         "cases": [], "problems": ["%s: %s" % (status, message)],
         "benchmark": {
-            "measured": False, "problem": "no kernel was judged (%s)" % status, "dims": {},
-            "time": _empty_summary(), "stop_reason": "", "peak_memory_bytes": 0.0,
+            "measured": False, "problem": "no kernel was judged (%s)" % status, "dims": "",
+            "time": _empty_summary(), "stop_reason": "", "peak_memory_bytes": -1.0,
             "floor_ms": 0.0, "impossible": False,
             "roofline": {"achieved_bytes_per_second": 0.0, "achieved_flops_per_second": 0.0,
                          "bandwidth_fraction": 0.0, "flops_fraction": 0.0},

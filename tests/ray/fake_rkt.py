@@ -10,6 +10,8 @@ secrets and resume), which needs judges that die, hang or answer on cue and in a
   lays out a run folder (eval.jsonl, results.json, libraries/<hash>/judge.log and results.json),
   keyed by a hash of the file's base name and content, and resumed from DIR/eval.jsonl as rkt
   eval resumes (no judge.log: nothing judged);
+- `fake: median=X` sets the record's benchmark median (default 1.0); with `--recheck N` the N
+  fastest passing kernels get a second judgement (`recheck`) that agrees;
 - $FAKE_RKT_SEEN, when set, names a file that gets the RKT_SECRET_SEED this process saw.
 
 `merge --out DIR RUN...` checks the shard fields rkt merge checks and writes the three files.
@@ -65,11 +67,20 @@ def evaluate(arguments):
         time.sleep(float(os.environ.get("FAKE_RKT_SECONDS", "0.2")))
         open(os.path.join(out, "libraries", library_hash, "judge.log"), "w").write("judged\n")
         verdict = "FAIL" if "fake: fail" in text else "pass"
+        median = float(text.split("median=")[1].split()[0]) if "median=" in text else 1.0
         records = [{"file": source, "library_hash": library_hash, "status": "judged",
                     "verdict": verdict, "declarations_allowed": False, "task": "relu",
                     "kernel": stem, "cases": [{"name": "relu/%s.correctness" % stem,
-                                               "status": "failed" if verdict == "FAIL" else "passed"}]}]
+                                               "status": "failed" if verdict == "FAIL" else "passed"}],
+                    "benchmark": {"measured": verdict == "pass", "median_ms": median},
+                    "recheck": None}]
         json.dump(results([{"kernel": stem, "verdict": verdict}], seed), open(library_results, "w"))
+    if "--recheck" in arguments:
+        fastest = int(arguments[arguments.index("--recheck") + 1])
+        passing = sorted((r for r in records if r["verdict"] == "pass"),
+                         key=lambda r: r["benchmark"]["median_ms"])
+        for record in passing[:fastest]:
+            record["recheck"] = {"verdict": "pass", "agrees": True, "disagreement": ""}
     with open(log, "w") as stream:
         stream.writelines(json.dumps(record) + "\n" for record in records)
     kernels = [{"task": "relu", "kernel": stem + ":" + r["kernel"], "verdict": r["verdict"]}

@@ -85,6 +85,20 @@ def test_a_hanging_rkt_eval_is_killed_by_its_judge_which_judges_on(full_cluster,
     assert "lost on" not in progress, "a judge died with the hanging file"
 
 
+def test_recheck_judges_the_fastest_passing_kernels_of_the_batch_again(full_cluster, fake_rkt,
+                                                                       tmp_path):
+    paths = kernel_files(tmp_path / "files", ["median=3", "median=1", "fail median=0.1",
+                                              "median=2", "median=5"])
+    out = tmp_path / "run"
+    records, progress = judge(paths, out, fake_rkt, tmp_path, recheck=2)
+    assert [r["file"] for r in records] == paths, "each kernel once, in the batch's order"
+    rechecked = {r["file"] for r in records if r.get("recheck")}
+    assert rechecked == {paths[1], paths[3]}
+    lines = [json.loads(line) for line in log_lines(out)]
+    assert len(lines) == 5 + 2, "a rechecked kernel's final record follows its first"
+    assert "2 kernels rechecked" in progress
+
+
 def test_secrets_reach_the_judges_through_the_runtime_env_and_nothing_else(full_cluster, fake_rkt,
                                                                           tmp_path, monkeypatch):
     secret = "918273645546372819"

@@ -25,8 +25,9 @@ def parser() -> argparse.ArgumentParser:
                             "default: a cluster of this machine alone")
     batch.add_argument("--task", default=None, help="only this task's kernels (rkt eval --task)")
     batch.add_argument("--out", default=None, help="run folder (default runs/ray-<UTC time>)")
-    batch.add_argument("--recheck", type=int, default=0,
-                       help="judge the batch N more times, round k into OUT/recheck-k on seed+k")
+    batch.add_argument("--recheck", type=int, default=0, metavar="K",
+                       help="rkt eval --recheck K: the K fastest passing kernels of the batch "
+                            "judged again (fresh processes, a fresh secret seed)")
     batch.add_argument("--json", action="store_true", help="one record per line on stdout")
     batch.add_argument("--rkt", default=None,
                        help="rkt's path on every node (default $RKT_BINARY, else rkt on PATH)")

@@ -13,6 +13,13 @@ hash exactly as a second local call into the folder would (it compiles, from its
 can, but judges nothing already judged to the end); the driver appends only records of libraries
 whose judge ran in this call. The driver does not compute library hashes itself: rkt's key holds
 the compiler, its flags and the linked objects, which only rkt knows.
+
+Recheck (`recheck=K`, rkt eval's `--recheck K`): once every file is judged, the K fastest kernels
+that passed and were timed, over the whole batch, are judged again: each chosen file goes back to
+a judge with its records and `--recheck N` (N: its chosen kernels, its fastest), and the node's
+rkt eval resumes its first judgement and judges those kernels again in fresh processes with a
+fresh secret seed. The records then come out once each, final, after the rechecks, as rkt eval
+prints them; eval.jsonl gets a rechecked kernel's final record after its first one.
 """
 from __future__ import annotations
 
@@ -122,7 +129,8 @@ class _Batch:
             self.pending[path.endswith(".cu")].append(index)
         self.in_flight: Dict["ray.ObjectRef", Tuple[Judge, FileJob, float]] = {}
         self.overdue: set = set()  # refs whose judge was killed at its file's deadline
-        self.counts = {"judged": 0, "resumed": 0, "lost": 0}
+        self.counts = {"judged": 0, "resumed": 0, "lost": 0, "rechecked": 0}
+        self.final: Dict[int, List[dict]] = {}  # each file's latest records, by position
 
     def say(self, text: str) -> None:
         self.progress.write("rkt_ray: " + text + "\n")
@@ -158,8 +166,9 @@ class _Batch:
         fresh, resumed = [], []
         for record in judgement.records:
             library_hash = record.get("library_hash", "")
+            rechecked = bool(record.get("recheck"))  # a second judgement, new in this call
             (resumed if library_hash and library_hash in known and library_hash not in judged_now
-             else fresh).append(record)
+             and not rechecked else fresh).append(record)
         # The libraries' run results first: a record in eval.jsonl can always be resumed.
         self.log.keep_library_results(judgement.library_results)
         self.log.append(fresh)
@@ -168,20 +177,35 @@ class _Batch:
         else:
             self.file_runs.keep_failed(job.index, job.path, self.task, judgement.records[0],
                                        self.seed, self.started_utc)
-        self.counts["judged" if fresh else "resumed"] += 1
+        if job.recheck_kernels:
+            self.counts["rechecked"] += sum(1 for r in judgement.records if r.get("recheck"))
+        else:
+            self.counts["judged" if fresh else "resumed"] += 1
+        self.final[job.index] = judgement.records
         for record in judgement.records:
             what = record.get("task", "") + "/" + record.get("kernel", "") if "kernel" in record \
                 else record.get("status", "")
+            second = record.get("recheck")
+            note = "; resumed" if record in resumed else ""
+            if second:
+                note = "; recheck " + ("agrees" if second.get("agrees") else
+                                       "DISAGREES: " + str(second.get("disagreement", "")))
             self.say("[%d/%d] %s  %s  %s  (%s, %.1f s%s)" % (
                 job.index + 1, len(self.files), record.get("verdict", "FAIL"), job.path, what,
-                judge.name(), judgement.seconds, "; resumed" if record in resumed else ""))
+                judge.name(), judgement.seconds, note))
         return judgement.records
 
     def _fail(self, job: FileJob, status: str) -> List[dict]:
         record = _lost_record(job, self.allow_declarations, status)
         self.log.append([record])
-        self.file_runs.keep_failed(job.index, job.path, self.task, record, self.seed,
-                                   self.started_utc)
+        if job.recheck_kernels:
+            # The first judgement stands; the lost recheck is a record of its own beside it.
+            record["message"] = "the recheck of " + record["message"]
+            self.final[job.index] = self.final.get(job.index, []) + [record]
+        else:
+            self.file_runs.keep_failed(job.index, job.path, self.task, record, self.seed,
+                                       self.started_utc)
+            self.final[job.index] = [record]
         self.counts["lost"] += 1
         self.say("[%d/%d] FAIL  %s  %s after %d lost judges" % (
             job.index + 1, len(self.files), job.path, status, len(job.losses)))
@@ -220,12 +244,16 @@ class _Batch:
                 except Exception:
                     pass
 
-    def run(self) -> Iterator[dict]:
+    def introduce(self) -> None:
         self.pool.refresh(force=True)
         self.say("%d files, %d CPU and %d GPU judges, seed %d (RKT_SEED=%d reproduces), "
                  "records in %s" % (len(self.files), self.pool.count()["cpu"],
                                     self.pool.count()["cuda"], self.seed, self.seed,
                                     os.path.join(self.folder, "eval.jsonl")))
+
+    def run(self) -> Iterator[dict]:
+        """Judges the waiting files; yields each answer's records as they arrive."""
+        self.pool.refresh(force=True)
         without_judge_since: Optional[float] = None
         while self._waiting() or self.in_flight:
             self._assign()
@@ -252,11 +280,35 @@ class _Batch:
             self._kill_overdue()
             self.pool.refresh()
 
+    def queue_rechecks(self, fastest: int) -> int:
+        """Queues the files of the `fastest` quickest passing, timed kernels of the batch (by
+        benchmark median, as rkt eval picks them); returns how many kernels were chosen."""
+        candidates = []
+        for index in sorted(self.final):
+            for record in self.final[index]:
+                benchmark = record.get("benchmark") or {}
+                if record.get("verdict") == "pass" and "kernel" in record and benchmark.get("measured"):
+                    candidates.append((float(benchmark["median_ms"]), index))
+        candidates.sort(key=lambda candidate: candidate[0])  # stable: the batch's order in a tie
+        chosen: Dict[int, int] = {}
+        for _, index in candidates[:fastest]:
+            chosen[index] = chosen.get(index, 0) + 1
+        for index, kernels in sorted(chosen.items()):
+            job = self._job(index)
+            job.recheck_kernels = kernels
+            job.eval_arguments = job.eval_arguments + ["--recheck", str(kernels)]
+            self.pending[job.source.is_cuda].append(job)
+        return min(fastest, len(candidates))
+
+    def final_records(self) -> Iterator[dict]:
+        for index in sorted(self.final):
+            yield from self.final[index]
+
     def merge(self, rkt: str) -> None:
         said = self.file_runs.merge(rkt, self.folder, self.files, without_secrets())
-        self.say("%d files: %d judged, %d resumed, %d without a judge; %s" % (
+        self.say("%d files: %d judged, %d resumed, %d without a judge, %d kernels rechecked; %s" % (
             len(self.files), self.counts["judged"], self.counts["resumed"], self.counts["lost"],
-            said))
+            self.counts["rechecked"], said))
 
 
 def evaluate(files: Iterable[str], task: Optional[str] = None, out: Optional[str] = None,
@@ -273,8 +325,10 @@ def evaluate(files: Iterable[str], task: Optional[str] = None, out: Optional[str
     The records are `rkt eval --json`'s, plus `node_lost` records for files whose every judge
     was lost. `out` (default runs/ray-<UTC time>) gets eval.jsonl as records arrive and, once
     the iterator is exhausted, results.json, report.md and report.html from `rkt merge`. A second
-    call into the same `out` judges only what is not judged there yet. `recheck=N` judges the
-    batch N more times, round k into `out/recheck-k` on seed + k (each round resumable alike).
+    call into the same `out` judges only what is not judged there yet. `recheck=K` judges the K
+    fastest passing, timed kernels again once the batch is judged, as `rkt eval --recheck K`
+    does (fresh processes, a fresh secret seed; a disagreement fails the kernel); the records
+    are then yielded once each, final, after the rechecks.
     Connects with `ray.init(address=address)` unless Ray is initialised already.
 
     A judge kills its rkt eval child after file_timeout_s + compile_allowance_s +
@@ -294,15 +348,22 @@ def evaluate(files: Iterable[str], task: Optional[str] = None, out: Optional[str
     arguments = eval_arguments(task, file_timeout_s, case_timeout_s, benchmark_timeout_s,
                                allow_declarations)
     deadline_s = file_timeout_s + compile_allowance_s + deadline_margin_s
-    base_seed = batch_seed(seed)
-    for round_index in range(recheck + 1):
-        folder = out if round_index == 0 else os.path.join(out, "recheck-%d" % round_index)
-        pool = JudgePool(rkt, runtime_env, cache_root, scratch_root, REFRESH_S)
-        try:
-            batch = _Batch(files, folder, base_seed + round_index, arguments, deadline_s,
-                           deadline_margin_s, pool, max_attempts, task, allow_declarations,
-                           progress)
+    pool = JudgePool(rkt, runtime_env, cache_root, scratch_root, REFRESH_S)
+    try:
+        batch = _Batch(files, out, batch_seed(seed), arguments, deadline_s, deadline_margin_s,
+                       pool, max_attempts, task, allow_declarations, progress)
+        batch.introduce()
+        if recheck == 0:
             yield from batch.run()
-            batch.merge(rkt)
-        finally:
-            pool.shutdown()
+        else:
+            for _ in batch.run():
+                pass
+            chosen = batch.queue_rechecks(recheck)
+            batch.say("rechecking the %d fastest passing kernels: fresh processes, a fresh "
+                      "secret seed" % chosen)
+            for _ in batch.run():
+                pass
+            yield from batch.final_records()
+        batch.merge(rkt)
+    finally:
+        pool.shutdown()

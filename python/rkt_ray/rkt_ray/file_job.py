@@ -24,6 +24,8 @@ class FileJob:
     # rkt eval resumes from them by library hash exactly as a second local call would.
     earlier_records: List[str] = dataclasses.field(default_factory=list)
     earlier_library_results: Dict[str, str] = dataclasses.field(default_factory=dict)
+    # rkt eval --recheck N for this file: its N fastest passing kernels judged again (0: none).
+    recheck_kernels: int = 0
     lost_on: List[str] = dataclasses.field(default_factory=list)  # node ids of judges lost with it
     losses: List[str] = dataclasses.field(default_factory=list)  # "node <id> (<ip>): what happened"
 

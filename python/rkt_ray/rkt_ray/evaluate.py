@@ -106,8 +106,9 @@ class _Batch:
     """One batch into one run folder: the queue, the judges' calls in flight, the records."""
 
     def __init__(self, files: List[str], folder: str, seed: int, arguments: List[str],
-                 deadline_s: float, deadline_margin_s: float, pool: JudgePool, max_attempts: int, task: Optional[str],
-                 allow_declarations: bool, progress: TextIO):
+                 deadline_s: float, deadline_margin_s: float, pool: JudgePool,
+                 max_attempts: int, task: Optional[str], allow_declarations: bool,
+                 progress: TextIO):
         self.files = files
         self.folder = folder
         self.seed = seed
@@ -287,7 +288,8 @@ class _Batch:
         for index in sorted(self.final):
             for record in self.final[index]:
                 benchmark = record.get("benchmark") or {}
-                if record.get("verdict") == "pass" and "kernel" in record and benchmark.get("measured"):
+                timed = "kernel" in record and benchmark.get("measured")
+                if record.get("verdict") == "pass" and timed:
                     candidates.append((float(benchmark["median_ms"]), index))
         candidates.sort(key=lambda candidate: candidate[0])  # stable: the batch's order in a tie
         chosen: Dict[int, int] = {}

@@ -94,7 +94,8 @@ class JudgePool:
         return any(j.cuda for j in self.judges)
 
     def count(self) -> Dict[str, int]:
-        return {"cpu": sum(not j.cuda for j in self.judges), "cuda": sum(j.cuda for j in self.judges)}
+        return {"cpu": sum(not j.cuda for j in self.judges),
+                "cuda": sum(j.cuda for j in self.judges)}
 
     def shutdown(self) -> None:
         for judge in self.judges:

@@ -75,7 +75,8 @@ def failed_file_entry(stem: str, path: str, task: Optional[str], record: dict) -
             "roofline": {"achieved_bytes_per_second": 0.0, "achieved_flops_per_second": 0.0,
                          "bandwidth_fraction": 0.0, "flops_fraction": 0.0},
             "spot_checks": {"checked": 0, "failed": 0, "message": ""}, "baselines": [],
-            "strongest_baseline": "", "speedup_vs_strongest": {"ratio": 0.0, "low": 0.0, "high": 0.0},
+            "strongest_baseline": "",
+            "speedup_vs_strongest": {"ratio": 0.0, "low": 0.0, "high": 0.0},
             "faster_than_strongest": False,
         },
     }

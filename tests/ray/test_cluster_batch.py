@@ -11,9 +11,9 @@ machine (the reference), and by `python -m rkt_ray eval` against the cluster, wh
 
 The tests below check the outcome: verdicts equal to the reference case by case, every file
 recorded once, the killed driver's records intact, nothing judged twice, the merged run folder,
-and the secret seed nowhere in the output. CI judges FILES_IN_CI files (each costs about 15 s of
-a 2-core machine's time per judging, and every file is judged twice); RKT_RAY_TEST_FILES=12 runs
-the issue's twelve.
+and the secret seed nowhere in the output. The reference runs beside the cluster's run (verdicts
+do not depend on the load). RKT_RAY_TEST_FILES=N judges N files instead of FILES_IN_CI (at least
+6, so that a node is still judging when the first record is in).
 """
 import io
 import json
@@ -29,12 +29,12 @@ import pytest
 from rkt_ray import evaluate
 from rkt_ray.device_kind import default_cache_root, device_kind, library_cache_folder
 
-FILES_IN_CI = 6  # [files] measured: docs/scale_out.md
+FILES_IN_CI = 12  # [files] the issue's twelve: 3.5 min for the whole pytest run (docs/scale_out.md)
 FILES = int(os.environ.get("RKT_RAY_TEST_FILES", FILES_IN_CI))
 SEED = 20261202
 SECRET_SEED = "572957295729"
 BATCH_TIMEOUT_S = 900  # [s] the reference and the cluster's run, each
-RESUME_TIMEOUT_S = 600  # [s]
+FILE_TIMEOUT_S = 300  # [s] rkt eval --file-timeout for the cluster's judges: bounds the calls
 POLL_S = 0.5  # [s]
 REPOSITORY = pathlib.Path(__file__).resolve().parents[2]
 
@@ -64,9 +64,9 @@ def wait_until(condition, timeout_s: float, what: str, process=None):
 def verdicts(records):
     """Per file: status, verdict, kernel and every case's status (the benchmark's numbers are
     measurements, not verdicts, and are left out)."""
-    return {os.path.basename(r["file"]): (r["status"], r["verdict"], r.get("kernel"),
-                                          tuple((c["name"], c["status"]) for c in r.get("cases", [])))
-            for r in records}
+    return {os.path.basename(r["file"]): (
+        r["status"], r["verdict"], r.get("kernel"),
+        tuple((c["name"], c["status"]) for c in r.get("cases", []))) for r in records}
 
 
 @pytest.fixture(scope="module")
@@ -82,22 +82,23 @@ def batch(tmp_path_factory, real_rkt, loopback_cluster):
     # The reference shares the judges' library cache: each file is compiled once.
     reference_environment = dict(secret_environment, RKT_EVAL_CACHE=library_cache_folder(
         default_cache_root(), device_kind(cuda=False)))
-    started = time.monotonic()
-    reference = subprocess.run([real_rkt, "eval"] + files + ["--json", "--out", str(root / "reference")],
-                               env=reference_environment, capture_output=True, text=True,
-                               timeout=BATCH_TIMEOUT_S, check=False)
-    reference_seconds = time.monotonic() - started
-    assert reference.returncode in (0, 1), reference.stderr[-3000:]
-
+    # The reference runs beside the cluster's run: one rkt eval leaves most of a core idle, and
+    # verdicts do not depend on the load (only the benchmark's numbers do, which are not compared).
+    reference_output = root / "reference.jsonl"
+    started = reference_started = time.monotonic()
+    with open(reference_output, "w") as stdout, open(root / "reference.log", "w") as stderr:
+        reference = subprocess.Popen([real_rkt, "eval"] + files +
+                                     ["--json", "--out", str(root / "reference")],
+                                     env=reference_environment, stdout=stdout, stderr=stderr)
     out = root / "ray"
     log = out / "eval.jsonl"
     driver_output = {"stdout": root / "driver.stdout", "stderr": root / "driver.stderr"}
-    started = time.monotonic()
     with open(driver_output["stdout"], "w") as stdout, open(driver_output["stderr"], "w") as stderr:
         driver = subprocess.Popen(
             [sys.executable, "-m", "rkt_ray", "eval"] + files +
             ["--address", loopback_cluster.address, "--out", str(out), "--json", "--rkt", real_rkt,
-             "--seed", str(SEED)], stdout=stdout, stderr=stderr, env=secret_environment)
+             "--seed", str(SEED), "--file-timeout", str(FILE_TIMEOUT_S)],
+            stdout=stdout, stderr=stderr, env=secret_environment)
         try:
             wait_until(lambda: len(records_of(log)) >= 1, BATCH_TIMEOUT_S, "first record", driver)
             records_at_kill = len(records_of(log))
@@ -122,21 +123,31 @@ def batch(tmp_path_factory, real_rkt, loopback_cluster):
         started = time.monotonic()
         resume_progress = io.StringIO()
         resumed = list(evaluate(files, out=str(out), rkt=real_rkt, seed=SEED,
-                                progress=resume_progress))
+                                file_timeout_s=FILE_TIMEOUT_S, progress=resume_progress))
         resume_seconds = time.monotonic() - started
         log_after_resume = log.read_bytes()
         again_progress = io.StringIO()
         started = time.monotonic()
-        again = list(evaluate(files, out=str(out), rkt=real_rkt, seed=SEED, progress=again_progress))
+        again = list(evaluate(files, out=str(out), rkt=real_rkt, seed=SEED,
+                              file_timeout_s=FILE_TIMEOUT_S, progress=again_progress))
         again_seconds = time.monotonic() - started
     finally:
         os.environ.pop("RKT_SECRET_SEED", None)
-    timing = ("rkt_ray test: %d files; rkt eval alone %.0f s; cluster run until the driver was "
-              "killed %.0f s; resume %.0f s; second resume %.0f s" % (
+    try:
+        reference.wait(timeout=BATCH_TIMEOUT_S)
+    finally:
+        if reference.poll() is None:
+            reference.kill()
+            reference.wait(timeout=60)
+    reference_seconds = time.monotonic() - reference_started
+    assert reference.returncode in (0, 1), (root / "reference.log").read_text()[-3000:]
+    timing = ("rkt_ray test: %d files; rkt eval alone (beside the cluster's run) %.0f s; cluster "
+              "run until the driver was killed %.0f s; resume %.0f s; second resume %.0f s" % (
                   len(files), reference_seconds, first_run_seconds, resume_seconds, again_seconds))
     print(timing)
-    return {"files": files, "out": out, "reference": [json.loads(l) for l in reference.stdout.splitlines()
-                                                      if l.strip()],
+    return {"files": files, "out": out,
+            "reference": [json.loads(line) for line in reference_output.read_text().splitlines()
+                          if line.strip()],
             "written_by_killed_driver": written_by_killed_driver,
             "first_driver_stderr": first_driver_stderr, "first_driver_stdout": first_driver_stdout,
             "resumed": resumed, "resume_progress": resume_progress.getvalue(),

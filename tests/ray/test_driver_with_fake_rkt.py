@@ -5,7 +5,10 @@ and resumed, a file whose judges all die, a hanging rkt eval, and where the secr
 """
 import io
 import json
+import os
 import pathlib
+import subprocess
+import sys
 
 from conftest import SECRETS_SEEN
 from rkt_ray import evaluate
@@ -113,3 +116,19 @@ def test_secrets_reach_the_judges_through_the_runtime_env_and_nothing_else(full_
     for file in out.rglob("*"):
         if file.is_file():
             assert secret not in file.read_text(errors="replace"), file
+
+
+def test_the_command_prints_records_and_exits_as_rkt_eval_does(full_cluster, fake_rkt, tmp_path):
+    paths = kernel_files(tmp_path / "files", ["", "fail"])
+    command = [sys.executable, "-m", "rkt_ray", "eval"] + paths + [
+        "--address", full_cluster.address, "--out", str(tmp_path / "run"), "--json",
+        "--rkt", fake_rkt, "--seed", str(SEED)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, RKT_RAY_CACHE=str(tmp_path / "cache")))
+    assert done.returncode == 1, done.stderr[-2000:]
+    records = [json.loads(line) for line in done.stdout.splitlines()]
+    assert sorted(r["file"] for r in records) == sorted(paths)
+    assert "rkt_ray: 2 files: 2 judged" in done.stderr
+    usage = subprocess.run([sys.executable, "-m", "rkt_ray", "eval"], capture_output=True,
+                           text=True, timeout=60)
+    assert usage.returncode == 2

@@ -27,6 +27,7 @@ SECRETS_SEEN = pathlib.Path(tempfile.mkdtemp(prefix="rkt_ray_test_")) / "secrets
 os.environ["FAKE_RKT_SEEN"] = str(SECRETS_SEEN)
 # The judges' library caches (device_kind.py), fresh for the session: read by the raylets' workers.
 os.environ["RKT_RAY_CACHE"] = str(SECRETS_SEEN.parent / "library_cache")
+os.environ["RKT_RAY_SCRATCH"] = str(SECRETS_SEEN.parent / "scratch")  # the judges' own folders
 
 import pytest  # noqa: E402
 import ray  # noqa: E402

@@ -29,6 +29,9 @@ from rkt_ray.eval_child import run_eval_child
 from rkt_ray.file_job import FileJob, FileJudgement
 
 LOG_TAIL_LINES = 12  # [lines] of rkt eval's standard error quoted when it ends without records
+# A node's own choice of scratch folder (default: the system's temporary folder). A file's
+# folder is removed once rkt eval gave its records; one that gave none is kept for its log.
+SCRATCH_ROOT_VARIABLE = "RKT_RAY_SCRATCH"
 
 
 def _tail(path: pathlib.Path, count: int) -> str:
@@ -47,8 +50,8 @@ class KernelJudge:
         self.rkt = rkt
         self.device_kind = device_kind(cuda)
         self.cache = library_cache_folder(cache_root or default_cache_root(), self.device_kind)
-        self.scratch = pathlib.Path(scratch_root or tempfile.gettempdir()) / "rkt_ray" / (
-            "judge-" + uuid.uuid4().hex[:12])
+        root = scratch_root or os.environ.get(SCRATCH_ROOT_VARIABLE) or tempfile.gettempdir()
+        self.scratch = pathlib.Path(root) / "rkt_ray" / ("judge-" + uuid.uuid4().hex[:12])
         self.scratch.mkdir(parents=True, exist_ok=True)
         self.node_id = ray.get_runtime_context().get_node_id()
 

@@ -7,9 +7,11 @@
 #   environment outside the checkout, keyed by the torch version, so every clone on the machine
 #   (CI's fresh clone too) reuses it: ${RKT_VENV:-~/.cache/rkt/venv-torch-<version>}.
 #   CUDA: nvcc from /usr/local/cuda when present; its major version must match torch's CUDA.
+#   Ray and pytest in the same environment, for the Ray front end's test (python/rkt_ray).
 #
-# Environment: RKT_TORCH_VERSION (default below), RKT_VENV, RKT_BUILD_DIR (default build),
-# TORCH_CUDA_ARCH_LIST (default 9.0: there may be no GPU to probe), CI (warnings become errors).
+# Environment: RKT_TORCH_VERSION and RKT_RAY_VERSION (defaults below), RKT_VENV, RKT_BUILD_DIR
+# (default build), TORCH_CUDA_ARCH_LIST (default 9.0: there may be no GPU to probe), CI (warnings
+# become errors).
 set -euo pipefail
 
 RKT_TORCH_VERSION="${RKT_TORCH_VERSION:-2.11.0}"  # Matches the H200 machine's torch (docs/gpu_runs.md).
@@ -44,6 +46,14 @@ if ! "$venv/bin/python" -c "import torch, sys; sys.exit(torch.__version__.split(
   "$venv/bin/pip" install --quiet --progress-bar off "torch==$RKT_TORCH_VERSION"
 fi
 torch_prefix="$("$venv/bin/python" -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null)"
+
+# ---- Ray and pytest, for the Ray front end's test (python/rkt_ray, ctest rkt_ray_cluster) ----
+RKT_RAY_VERSION="${RKT_RAY_VERSION:-2.60.0}"
+if ! "$venv/bin/python" -c "import ray, pytest, sys; sys.exit(ray.__version__ != '$RKT_RAY_VERSION')" \
+    >/dev/null 2>&1; then
+  say "installing ray==$RKT_RAY_VERSION and pytest into $venv"
+  "$venv/bin/pip" install --quiet --progress-bar off "ray==$RKT_RAY_VERSION" pytest
+fi
 
 # ---- Configure and build ---------------------------------------------------------------------
 export TORCH_CUDA_ARCH_LIST="${TORCH_CUDA_ARCH_LIST:-9.0}"

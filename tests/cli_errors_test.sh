@@ -25,7 +25,7 @@ error() {
 never() { ! grep -qF -- "$1" "$work/out" || { cat "$work/out"; fail "the message reveals '$1'"; }; }
 
 # Commands and flags.
-error "unknown command 'frobnicate'; commands: list, test, run, eval, template, compare, merge" "$rkt" frobnicate
+error "unknown command 'frobnicate'; commands: list, test, run, eval, serve, template, compare, merge" "$rkt" frobnicate
 error "unknown command '--verbose'" "$rkt" --verbose
 error "unknown option '--kernels'; this command takes --out, --kernel, --timeout, --benchmark-timeout, --shard, --replace" \
   "$rkt" run --kernels relu

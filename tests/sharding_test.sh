@@ -51,13 +51,24 @@ MEASURED_BENCHMARK = ["time", "stop_reason", "floor_ms", "roofline", "strongest_
                       "speedup_vs_strongest", "faster_than_strongest"]
 MEASURED_BASELINE = ["time", "speedup"]
 MEASURED_SUMMARY = ["fast_p", "geomean_speedup", "geomean_memory_efficiency"]
-def unmeasured(run):
+# A benchmark the judge refused (its clock disagreed with the worker's, as on a loaded machine)
+# is a measurement too, and so is which kernel of its task then timed the baselines. For a task
+# where one of the two runs refused a benchmark, the benchmark entries are left out of the
+# comparison, and the test says so; everything else about those kernels is still compared.
+def refused_tasks(*runs):
+    return {k["task"] for run in runs for k in run["kernels"]
+            if k["verdict"] == "pass" and not k["benchmark"]["measured"]}
+
+def unmeasured(run, refused=frozenset()):
     run = copy.deepcopy(run)
     for key in MEASURED_TOP: run.pop(key)
     for kernel in run["kernels"]:
         kernel.pop("seconds")
         kernel.pop("time_breakdown_s")  # where those seconds went: measured too
         for case in kernel["cases"]: case.pop("milliseconds")
+        if kernel["task"] in refused:
+            kernel.pop("benchmark")
+            continue
         for key in MEASURED_BENCHMARK: kernel["benchmark"].pop(key)
         for baseline in kernel["benchmark"]["baselines"]:
             for key in MEASURED_BASELINE: baseline.pop(key)
@@ -102,7 +113,11 @@ for n in (2, 3):
     for kid, kernel in zip(ids(merged), merged["kernels"]):
         assert kernel == by_id[kid], f"merge changed {kid}: " + first_difference(kernel, by_id[kid])
     # Equal to the unsharded run, outside what was measured with a clock.
-    difference = first_difference(unmeasured(whole), unmeasured(merged))
+    refused = refused_tasks(whole, merged)
+    if refused:
+        print(f"N={n}: a benchmark was refused in one run (load); benchmarks of {sorted(refused)} "
+              "are not compared")
+    difference = first_difference(unmeasured(whole, refused), unmeasured(merged, refused))
     assert difference is None, f"N={n}: merged differs from unsharded at {difference}"
     print(f"N={n}: {len(shard_ids)} kernels and {len(shard_cases)} cases, each in one shard; "
           "merged report equals the unsharded one outside measured times")

@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include "framework/base/file_access.h"
 #include "framework/isolation/kernel_library.h"
@@ -37,6 +38,13 @@ double worker_idle_limit_ms(double wall_ms) {
   const double clock_tick_ms = 1e3 / static_cast<double>(::sysconf(_SC_CLK_TCK));
   return defaults::kTimingLoadCheckWorkerBusyFraction * wall_ms +
          defaults::kTimingLoadCheckIdleClockTicks * clock_tick_ms;
+}
+
+// Waits until `start` is kLoadCheckMinimumWatch behind: the judge then reads the worker's
+// processor time over a window a spinning thread cannot hide in.
+void watch_at_least_the_minimum(std::chrono::steady_clock::time_point start) {
+  const double left_ms = defaults::kTimingLoadCheckMinimumWatchMilliseconds - milliseconds_since(start);
+  if (left_ms > 0) std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(left_ms));
 }
 
 // [ms] This process's calibrated flush-and-mark cycle per device.
@@ -100,8 +108,8 @@ double judge_empty_request_now_ms(Device device, int samples) {
 }
 
 std::string excuse_by_load(double judge_ms, double claimed_ms, double empty_now_ms,
-                           double worker_busy_ms, int samples) {
-  const double idle_limit_ms = worker_idle_limit_ms(empty_now_ms);
+                           double worker_busy_ms, double watched_ms, int samples) {
+  const double idle_limit_ms = worker_idle_limit_ms(watched_ms);
   std::ostringstream why;
   if (worker_busy_ms < 0 || worker_busy_ms > idle_limit_ms) {
     why << "the worker was not idle while the judge re-measured the machine's load (it used ";
@@ -110,7 +118,7 @@ std::string excuse_by_load(double judge_ms, double claimed_ms, double empty_now_
     } else {
       why << worker_busy_ms << " ms of";
     }
-    why << " processor time in " << empty_now_ms << " ms; at most " << idle_limit_ms
+    why << " processor time in " << watched_ms << " ms; at most " << idle_limit_ms
         << " ms is idle)";
     return why.str();
   }
@@ -212,6 +220,7 @@ Measurement measure_in_worker(const KernelSpec& kernel, const std::vector<Shared
     const double worker_before_ms = worker.cpu_milliseconds();
     const auto calibration_start = std::chrono::steady_clock::now();
     check.empty_request_ms = judge_empty_request_ms(kernel.device(), batch, calibration_cache);
+    if (kernel.device() == Device::cpu) watch_at_least_the_minimum(calibration_start);
     const double calibration_ms = milliseconds_since(calibration_start);
     const double worker_after_ms = worker.cpu_milliseconds();
     const double busy_ms =
@@ -267,12 +276,15 @@ Measurement measure_in_worker(const KernelSpec& kernel, const std::vector<Shared
       // request, and the judge could not see a worker's kernels slowing its own: no excuse.)
       WorkerProcess& worker = current_worker();
       const double worker_before_ms = worker.cpu_milliseconds();
+      const auto watch_start = std::chrono::steady_clock::now();
       const double empty_now_ms = judge_empty_request_now_ms(kernel.device(), batch);
+      watch_at_least_the_minimum(watch_start);
+      const double watched_ms = milliseconds_since(watch_start);
       const double worker_after_ms = worker.cpu_milliseconds();
       const double worker_busy_ms =
           worker_before_ms < 0 || worker_after_ms < 0 ? -1 : worker_after_ms - worker_before_ms;
       const std::string not_excused =
-          excuse_by_load(judge_ms, claimed_ms, empty_now_ms, worker_busy_ms, batch);
+          excuse_by_load(judge_ms, claimed_ms, empty_now_ms, worker_busy_ms, watched_ms, batch);
       if (not_excused.empty()) {
         ++check.excused_by_load;
         check.loaded_empty_request_ms = std::max(check.loaded_empty_request_ms, empty_now_ms);

@@ -59,10 +59,10 @@ double judge_empty_request_now_ms(Device device, int samples);
 
 /// Whether the machine's load excuses a request that the calibrated empty request did not
 /// explain: "" when the judge's re-measurement `empty_now_ms` explains it and the worker used at
-/// most kTimingLoadCheckWorkerBusyFraction of that time on the processor meanwhile
-/// (`worker_busy_ms`, -1 when unknown); else why not.
+/// most kTimingLoadCheckWorkerBusyFraction of the `watched_ms` the judge watched it on the
+/// processor (`worker_busy_ms`, -1 when unknown); else why not.
 std::string excuse_by_load(double judge_ms, double claimed_ms, double empty_now_ms,
-                           double worker_busy_ms, int samples);
+                           double worker_busy_ms, double watched_ms, int samples);
 
 /// Measures `kernel` in its worker over `sets` with the engine's options and stopping rule
 /// (checked by the judge between requests).

@@ -168,6 +168,9 @@ inline constexpr double kTimingCrossCheckRoundTripMilliseconds = 1.0;  // [ms pe
 inline constexpr double kTimingLoadCheckWorkerBusyFraction = 0.05;  // [fraction of the time]
 /// ...plus this many clock ticks (sysconf(_SC_CLK_TCK)), the resolution of /proc/<pid>/stat.
 inline constexpr int kTimingLoadCheckIdleClockTicks = 2;  // [ticks]
+/// The judge watches the worker for at least this long: over a shorter window (a calibration
+/// served from the cache, a few fast flushes) a spinning thread stays inside the tick allowance.
+inline constexpr double kTimingLoadCheckMinimumWatchMilliseconds = 100.0;  // [ms]
 
 }  // namespace rkt::defaults
 

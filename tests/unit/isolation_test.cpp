@@ -186,13 +186,13 @@ TEST(TimingCrossCheck, LoadExcusesASlowRequestOnlyWhenTheWorkerWasIdle) {
   // 613 ms (seen in CI with other tests flushing the same cache).
   ASSERT_THAT(check_request_times(2222, 0.8, 613, 10), HasSubstr("explain at most"));
   // Re-measured now, an empty request costs 2500 ms and the worker was idle: excused.
-  EXPECT_EQ(excuse_by_load(2222, 0.8, 2500, 0, 10), "");
+  EXPECT_EQ(excuse_by_load(2222, 0.8, 2500, 0, 2500, 10), "");
   // The same, but the worker used 800 ms of processor time meanwhile (it loaded the machine
   // itself to inflate the re-measurement): not excused.
-  EXPECT_THAT(excuse_by_load(2222, 0.8, 2500, 800, 10), HasSubstr("the worker was not idle"));
-  EXPECT_THAT(excuse_by_load(2222, 0.8, 2500, -1, 10), HasSubstr("unreadable"));
+  EXPECT_THAT(excuse_by_load(2222, 0.8, 2500, 800, 2500, 10), HasSubstr("the worker was not idle"));
+  EXPECT_THAT(excuse_by_load(2222, 0.8, 2500, -1, 2500, 10), HasSubstr("unreadable"));
   // The worker idle, but the machine is not loaded enough to explain the request.
-  EXPECT_THAT(excuse_by_load(2222, 0.8, 700, 0, 10), HasSubstr("not explained by the machine's load"));
+  EXPECT_THAT(excuse_by_load(2222, 0.8, 700, 0, 700, 10), HasSubstr("not explained by the machine's load"));
 }
 
 TEST(TimingCrossCheck, HonestTimesAreExplained) {

@@ -25,6 +25,7 @@
 #include "framework/inputs/hidden_inputs.h"
 #include "framework/inputs/seeding.h"
 #include "framework/registry/declaration_policy.h"
+#include "framework/registry/task_selection.h"
 #include "framework/registry/registry_validation.h"
 #include "framework/runs/baseline_table.h"
 #include "framework/runs/main_job.h"
@@ -139,7 +140,9 @@ Usage:
   rkt merge --out DIR RUN...        combines the run folders of one sharded run (every shard
                                     1/N..N/N, same seed) into DIR/results.json, report.md,
                                     report.html; refuses (exit 2) overlaps, gaps, mismatches
-  rkt filter [--json]               judges every task: excluded from aggregates when a kernel
+  rkt filter [--json] [--task ID[,ID...]]
+                                    judges every task (--task: those whose ids contain one of
+                                    the fragments): excluded from aggregates when a kernel
                                     that does no real work passes it (or robust-kbench's
                                     statistics find it degenerate), precision-blind when only
                                     the reference in bf16 passes; counts per source, wall time
@@ -283,6 +286,7 @@ struct ParsedOptions {
   std::string ctest_file;
   std::vector<std::string> kernels;  ///< --kernel, repeatable: the union of what each selects.
   std::string filter;
+  std::string task;           ///< --task ID[,ID...] (rkt filter): tasks containing any fragment
   std::string out;
   std::string junit;          ///< --junit FILE
   std::string gtest_output;   ///< --gtest_output=VALUE, as GoogleTest reads it
@@ -354,6 +358,7 @@ bool parse_options(const std::vector<std::string>& args, const std::vector<std::
       options.filter = value;
     }
     if (arg == "--out") options.out = value;
+    if (arg == "--task") options.task = value;
     if (arg == "--shard") {
       try {
         options.shard = parse_shard(value);
@@ -537,14 +542,16 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
     return supervised_exit_code(run);
   }
   if (command == "filter" || command == "catalog") {
-    if (!parse_options(args, command == "filter" ? std::vector<std::string>{"--json"}
+    if (!parse_options(args, command == "filter" ? std::vector<std::string>{"--json", "--task"}
                                                  : std::vector<std::string>{},
                        options, error)) {
       return usage_error(error);
     }
+    const std::vector<const TaskSpec*> tasks = tasks_matching(options.task);
+    if (tasks.empty()) return usage_error("no registered task matches '" + options.task + "'");
     const auto start = std::chrono::steady_clock::now();
     std::vector<TaskVerdict> verdicts;
-    for (const TaskSpec* task : registered_tasks()) verdicts.push_back(judge_task(*task));
+    for (const TaskSpec* task : tasks) verdicts.push_back(judge_task(*task));
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (command == "catalog") {

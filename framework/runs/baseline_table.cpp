@@ -25,6 +25,7 @@
 #include "framework/baselines/backward_baseline.h"
 #include "framework/benchmarks/benchmark_case.h"
 #include "framework/cases/task_filter.h"
+#include "framework/registry/task_selection.h"
 #include "framework/dims/dim_resolution.h"
 #include "framework/inputs/seeding.h"
 #include "framework/isolation/kernel_invocation.h"
@@ -478,26 +479,12 @@ int run_baseline_job(const BaselineJobOptions& options) {
                                     ? "runs/baselines-" + utc_time("%Y%m%dT%H%M%SZ")
                                     : options.output_directory;
   const std::string device = to_string(options.device);
-  std::vector<std::string> fragments;  // "softmax,relu": tasks containing any of them
-  std::istringstream filter(options.task_filter);
-  for (std::string fragment; std::getline(filter, fragment, ',');) fragments.push_back(fragment);
-  if (fragments.empty()) fragments.push_back("");
-  std::vector<const TaskSpec*> tasks;
-  for (const TaskSpec* task : registered_tasks()) {
-    for (const std::string& fragment : fragments) {
-      if (task->id().find(fragment) != std::string::npos) {
-        tasks.push_back(task);
-        break;
-      }
-    }
-  }
+  std::vector<const TaskSpec*> tasks = tasks_matching(options.task_filter);
   if (tasks.empty()) {
     return report_usage_error("no registered task matches '" + options.task_filter + "'");
   }
   // A shard's share: the shards of one table (one per GPU, each in its own folder) measure every
   // selected task once; their records copied into one folder make the whole table.
-  std::sort(tasks.begin(), tasks.end(),
-            [](const TaskSpec* a, const TaskSpec* b) { return a->id() < b->id(); });
   const std::size_t selected = tasks.size();
   tasks = shard_share(tasks, options.shard);
   if (tasks.empty()) {

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "framework/base/gpu_architecture.h"
 #include "framework/dims/dim_resolution.h"
 #include "framework/inputs/input_generation.h"
 #include "framework/isolation/kernel_invocation.h"
@@ -50,6 +51,12 @@ class PackagedReference : public CompiledReference {
   torch::inductor::AOTIModelPackageLoader loader_;
 };
 
+// Asked once per process: nvidia-smi takes a while, and the visible GPU does not change.
+const std::string& process_gpu_architecture() {
+  static const std::string architecture = visible_gpu_architecture();
+  return architecture;
+}
+
 }  // namespace
 
 std::string compiled_cache_directory() {
@@ -61,10 +68,16 @@ std::string compiled_cache_directory() {
   return root + "/torch-" + TORCH_VERSION;
 }
 
+std::string compiled_device_key(Device device, const std::string& gpu_architecture) {
+  if (device != Device::cuda) return to_string(device);
+  return "cuda-sm" + (gpu_architecture.empty() ? std::string("-none") : gpu_architecture);
+}
+
 std::string compiled_package_path(const TaskSpec& task, Device device) {
   const TaskSpec& primary = task.configured(0);
-  return compiled_cache_directory() + "/" + task.id() + "." + to_string(device) + "." +
-         dims_key(primary.test_dims(device)) + ".pt2";
+  return compiled_cache_directory() + "/" + task.id() + "." +
+         compiled_device_key(device, device == Device::cuda ? process_gpu_architecture() : "") +
+         "." + dims_key(primary.test_dims(device)) + ".pt2";
 }
 
 std::unique_ptr<CompiledReference> load_compiled_reference(const TaskSpec& task, Device device,
@@ -93,6 +106,8 @@ void print_compiled_spec(std::ostream& out, Device device) {
   Json spec = Json::object();
   spec["torch"] = TORCH_VERSION;
   spec["device"] = to_string(device);
+  // The builder checks that it builds for the GPU the packages are keyed by.
+  if (device == Device::cuda) spec["gpu_architecture"] = process_gpu_architecture();
   Json& tasks = spec["tasks"] = Json::array();
   for (const TaskSpec* declared : registered_tasks()) {
     const TaskSpec& task = declared->configured(0);

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "framework/base/file_access.h"
+#include "framework/base/gpu_architecture.h"
 
 namespace rkt {
 
@@ -40,26 +41,6 @@ std::vector<std::string> lines_of(const std::string& text) {
 std::string parent_folder(const std::string& path) {
   const std::size_t slash = path.rfind('/');
   return slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-}
-
-// "9.0" from nvidia-smi for the first visible GPU as "90"; "" when there is none (no driver,
-// no GPU, or CUDA_VISIBLE_DEVICES hides them all).
-std::string visible_gpu_architecture() {
-  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
-  if (visible != nullptr && std::string(visible).empty()) return "";
-  std::string command = "nvidia-smi --query-gpu=compute_cap --format=csv,noheader";
-  if (visible != nullptr) command += " --id=" + std::string(visible).substr(0, std::string(visible).find(','));
-  command += " 2>/dev/null";
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen(command.c_str(), "r"), ::pclose);
-  if (!pipe) return "";
-  std::array<char, 64> line{};
-  if (std::fgets(line.data(), line.size(), pipe.get()) == nullptr) return "";
-  std::string architecture;
-  for (const char c : std::string(line.data())) {
-    if (c >= '0' && c <= '9') architecture += c;
-    if (c == '\n') break;
-  }
-  return architecture.size() >= 2 ? architecture : "";
 }
 
 std::string file_stamp(const std::string& path) {

@@ -245,6 +245,7 @@ Measurement measure_in_worker(const KernelSpec& kernel, const std::vector<Shared
   }
 
   Measurement measurement;
+  bool worker_seen_busy = false;  // while the judge re-measured the machine's load
   const auto start = std::chrono::steady_clock::now();
   // A request the judge's clock does not explain is not judged alone (a scheduling hiccup can
   // cause one): sampling goes on until kTimingCrossCheckMinRequests requests have been checked,
@@ -285,6 +286,8 @@ Measurement measure_in_worker(const KernelSpec& kernel, const std::vector<Shared
           worker_before_ms < 0 || worker_after_ms < 0 ? -1 : worker_after_ms - worker_before_ms;
       const std::string not_excused =
           excuse_by_load(judge_ms, claimed_ms, empty_now_ms, worker_busy_ms, watched_ms, batch);
+      worker_seen_busy = worker_seen_busy || worker_busy_ms < 0 ||
+                         worker_busy_ms > worker_idle_limit_ms(watched_ms);
       if (not_excused.empty()) {
         ++check.excused_by_load;
         check.loaded_empty_request_ms = std::max(check.loaded_empty_request_ms, empty_now_ms);
@@ -298,6 +301,13 @@ Measurement measure_in_worker(const KernelSpec& kernel, const std::vector<Shared
       if (check.first_violation.empty()) check.first_violation = violation;
     }
     measurement.samples.insert(measurement.samples.end(), reply.samples.begin(), reply.samples.end());
+  }
+  if (worker_seen_busy) {
+    // A worker that ran something of its own while it should have been idle serves no further
+    // kernel (its thread would load their measurements), and the calibration made beside it
+    // may be inflated: both are dropped, as when it is caught during the calibration.
+    calibrated_cycle_ms().erase(kernel.device());
+    discard_worker();
   }
   measurement.summary = summarize_samples(measurement.samples);
   return measurement;

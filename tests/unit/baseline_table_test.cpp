@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "framework/baselines/compiled_baseline.h"
 #include "framework/runs/baseline_table.h"
 
 namespace rkt {
@@ -106,6 +107,21 @@ TEST(BaselineTable, WritersShowIntervalsReasonsAndGeomeansPerSource) {
   const std::string html = baseline_table_html(table);
   EXPECT_THAT(html, HasSubstr("<td>kb_l1_002</td>"));
   EXPECT_THAT(html, ::testing::Not(HasSubstr("<script")));
+}
+
+TEST(CompiledBaselineCache, PackagesAreKeyedByTorchVersionAndGpuArchitecture) {
+  // A package compiled for one GPU architecture is never served to another: the device part of
+  // its file name carries the architecture, and where no GPU is visible a key no build makes.
+  EXPECT_EQ(compiled_device_key(Device::cpu, ""), "cpu");
+  EXPECT_EQ(compiled_device_key(Device::cpu, "90"), "cpu");
+  EXPECT_EQ(compiled_device_key(Device::cuda, "90"), "cuda-sm90");
+  EXPECT_EQ(compiled_device_key(Device::cuda, "80"), "cuda-sm80");
+  EXPECT_EQ(compiled_device_key(Device::cuda, ""), "cuda-sm-none");
+  EXPECT_THAT(compiled_cache_directory(), HasSubstr("/torch-"));
+  const TaskSpec* relu = find_task("relu");
+  ASSERT_NE(relu, nullptr);
+  EXPECT_THAT(compiled_package_path(*relu, Device::cpu), HasSubstr("/relu.cpu."));
+  EXPECT_THAT(compiled_package_path(*relu, Device::cuda), HasSubstr("/relu.cuda-sm"));
 }
 
 TEST(MedianConfidenceInterval, BracketsTheMedianWithOrderStatistics) {

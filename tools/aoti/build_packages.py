@@ -133,6 +133,14 @@ def main():
                          f"LibTorch {spec['torch']}; packages must be built by the same version")
     if spec["device"] == "cuda" and not torch.cuda.is_available():
         raise SystemExit("build_packages: the spec is for CUDA but no GPU is visible")
+    if spec["device"] == "cuda":
+        # Packages are keyed by the GPU's architecture (rkt's file names say cuda-sm<arch>): a
+        # spec written beside another GPU would file this GPU's code under that one's key.
+        major, minor = torch.cuda.get_device_capability()
+        if spec.get("gpu_architecture") != f"{major}{minor}":
+            raise SystemExit(f"build_packages: the spec is for GPU architecture "
+                             f"{spec.get('gpu_architecture') or 'none'} but this GPU is "
+                             f"{major}.{minor}; run `rkt aoti-spec` on this machine")
     twins = load_twins(args.twins)
     wanted = set(filter(None, args.tasks.split(",")))
     unknown = wanted - {task["task"] for task in spec["tasks"]}

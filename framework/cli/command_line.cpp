@@ -26,6 +26,7 @@
 #include "framework/inputs/seeding.h"
 #include "framework/registry/declaration_policy.h"
 #include "framework/registry/task_selection.h"
+#include "framework/supervision/device_skips.h"
 #include "framework/registry/registry_validation.h"
 #include "framework/runs/baseline_table.h"
 #include "framework/runs/main_job.h"
@@ -520,7 +521,13 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
         << ", hidden inputs: " << hidden_inputs().summary() << "\nrkt test: kernels run "
         << isolation_summary() << std::endl;
     ::setenv("RKT_SEED", std::to_string(base_seed()).c_str(), 1);  // One seed for all children.
-    const SupervisedRun run = run_supervised_with_lent_worker(supervision);
+    const std::optional<SupervisedRun> all_skipped = skipped_for_missing_devices(supervision.gtest_filter);
+    if (all_skipped) {
+      (options.json ? std::cerr : std::cout)
+          << "rkt test: every selected case needs a device this machine lacks; "
+          << all_skipped->cases.size() << " skipped without starting a judge child" << std::endl;
+    }
+    const SupervisedRun run = all_skipped ? *all_skipped : run_supervised_with_lent_worker(supervision);
     if (options.json) {
       std::cout << supervised_run_json(run, std::to_string(base_seed()), supervision.gtest_filter);
     } else {

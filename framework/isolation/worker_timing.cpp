@@ -40,7 +40,7 @@ double worker_idle_limit_ms(double wall_ms) {
          defaults::kTimingLoadCheckIdleClockTicks * clock_tick_ms;
 }
 
-// Waits until `start` is kLoadCheckMinimumWatch behind: the judge then reads the worker's
+// Waits until `start` is kTimingLoadCheckMinimumWatchMilliseconds behind: the judge then reads the worker's
 // processor time over a window a spinning thread cannot hide in.
 void watch_at_least_the_minimum(std::chrono::steady_clock::time_point start) {
   const double left_ms = defaults::kTimingLoadCheckMinimumWatchMilliseconds - milliseconds_since(start);

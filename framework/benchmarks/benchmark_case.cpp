@@ -36,7 +36,9 @@ struct KernelCallSet {
   std::unique_ptr<KernelCall> call;
 };
 
-std::vector<PreparedCase> prepare_input_sets(const KernelSpec& kernel, const TaskSpec& task) {
+}  // namespace
+
+std::vector<PreparedCase> prepare_benchmark_input_sets(const KernelSpec& kernel, const TaskSpec& task) {
   std::vector<PreparedCase> sets;
   for (int i = 0; i < defaults::kBenchmarkInputSets; ++i) {
     CaseInputs inputs;
@@ -45,8 +47,15 @@ std::vector<PreparedCase> prepare_input_sets(const KernelSpec& kernel, const Tas
     inputs.distribution = "benchmark set " + std::to_string(i);
     sets.push_back(prepare_case(kernel, task, inputs));
   }
+  // The draw may be queued on any stream (the legacy default stream where no kernel stream is
+  // current). Nothing timed may start before it ends: a baseline timed on the kernel's stream,
+  // which does not wait for the legacy one, shared the device with the draw's tail (eager fp32,
+  // the first baseline timed, ran 35-65% slow on memory-bound KernelBench problems, run 18).
+  synchronize_device(kernel.device());
   return sets;
 }
+
+namespace {
 
 std::vector<std::unique_ptr<KernelCallSet>> make_call_sets(const KernelSpec& kernel,
                                                            std::vector<PreparedCase> prepared,
@@ -216,7 +225,7 @@ const std::vector<std::string>& baseline_names() {
 Measurement time_kernel(const KernelSpec& kernel, const TaskSpec& declared_task) {
   const TaskSpec& task = declared_task.configured(0);
   KernelStreamScope stream_scope(kernel.device());
-  auto sets = make_call_sets(kernel, prepare_input_sets(kernel, task), stream_scope.stream());
+  auto sets = make_call_sets(kernel, prepare_benchmark_input_sets(kernel, task), stream_scope.stream());
   if (runs_in_worker(kernel)) {
     std::string cross_check;
     return time_in_worker(kernel, sets, cross_check);
@@ -235,7 +244,7 @@ Measurement time_baseline(const TaskSpec& declared_task, Device device,
   const TaskSpec& task = declared_task.configured(0);
   // Any registered kernel of the task would do to prepare inputs; build a stand-in spec.
   KernelSpec stand_in(task.id(), "baseline", {}, device, "", 0);
-  const std::vector<PreparedCase> sets = prepare_input_sets(stand_in, task);
+  const std::vector<PreparedCase> sets = prepare_benchmark_input_sets(stand_in, task);
   KernelStreamScope stream_scope(device);
   BaselinePrecision precision(baseline);
   const ReferenceRunner runner = baseline_runner(task, device, baseline, sets, absent_reason);
@@ -246,7 +255,7 @@ Measurement time_baseline(const TaskSpec& declared_task, Device device,
 std::vector<BaselineMeasurement> measure_baselines(const TaskSpec& declared_task, Device device) {
   const TaskSpec& task = declared_task.configured(0);
   KernelSpec stand_in(task.id(), "baseline", {}, device, "", 0);
-  const std::vector<PreparedCase> sets = prepare_input_sets(stand_in, task);
+  const std::vector<PreparedCase> sets = prepare_benchmark_input_sets(stand_in, task);
   KernelStreamScope stream_scope(device);
   std::vector<BaselineMeasurement> measurements;
   std::vector<ReferenceRunner> runners;
@@ -309,7 +318,7 @@ BenchmarkRecord benchmark_kernel(const KernelSpec& kernel, const TaskSpec& decla
   }
   try {
     KernelStreamScope stream_scope(kernel.device());
-    auto sets = make_call_sets(kernel, prepare_input_sets(kernel, task), stream_scope.stream());
+    auto sets = make_call_sets(kernel, prepare_benchmark_input_sets(kernel, task), stream_scope.stream());
 
     // Memory: one call on set 0, with its outputs allocated inside the measured region.
     if (runs_in_worker(kernel)) {

@@ -2,11 +2,17 @@
 #pragma once
 
 #include "framework/benchmarks/benchmark_record.h"
+#include "framework/cases/correctness_case.h"
 #include "framework/timing/timing_engine.h"
 #include "rkt/registration.h"
 #include "rkt/task.h"
 
 namespace rkt {
+
+/// The benchmark's input sets (defaults::kBenchmarkInputSets of them, each from its own seed) of
+/// `task` at its test dims, drawn for `kernel` and complete on its device when this returns: the
+/// draw has finished on every stream, so no timed call shares the device with it.
+std::vector<PreparedCase> prepare_benchmark_input_sets(const KernelSpec& kernel, const TaskSpec& task);
 
 /// The baselines every kernel is compared with, in report order.
 const std::vector<std::string>& baseline_names();

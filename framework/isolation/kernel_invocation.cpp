@@ -73,6 +73,10 @@ KernelRun invoke_kernel(const KernelSpec& kernel, const std::vector<at::Tensor>&
   ScopedPhase phase(Phase::kernel_calls);
   if (runs_in_worker(kernel)) return invoke_in_worker(kernel, inputs, signatures, output_placement);
   KernelStreamScope stream_scope(kernel.device());
+  // Inputs written on another stream (a draw on the legacy default stream) are complete before the
+  // kernel's stream, which does not wait for that one, copies or reads them; the worker's path
+  // synchronises the device before its request the same way.
+  synchronize_device(kernel.device());
   KernelRun run;
   // Queued on the kernel's stream, so the poison and the redzones land before the kernel starts.
   if (!kernel.returns_tensors()) {

@@ -150,7 +150,8 @@ std::vector<KernelCase> cases_of(const KernelSpec& kernel, const TaskSpec& task)
   if (kernel.device() == Device::cuda) {
     for (SanitizerTool tool : all_sanitizer_tools()) {
       cases.push_back({kernel.full_id(), std::string("sanitizer_") + to_string(tool), "sanitizer",
-                       [&kernel, &primary, tool] { return run_sanitizer_case(kernel, primary, tool); }});
+                       [&kernel, &primary, tool] { return run_sanitizer_case(kernel, primary, tool); },
+                       /*runs_beside=*/true});
     }
   }
   const std::vector<HiddenCase>& suite = hidden_inputs().suite;

@@ -18,6 +18,9 @@ struct KernelCase {
   std::string name;   ///< e.g. "correctness_x3", "property_shapes".
   std::string label;  ///< The ctest label group: "correctness" or "property".
   std::function<CaseOutcome()> run;
+  /// Its work runs in a process of its own (a worker under compute-sanitizer), so it may run
+  /// beside the other cases (framework/supervision/cases_beside.h).
+  bool runs_beside = false;
 };
 
 /// The case groups (ctest labels besides the device), in the order they run.

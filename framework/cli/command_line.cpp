@@ -35,6 +35,7 @@
 #include "framework/runs/run_sharding.h"
 #include "framework/runtime/memory_scrub.h"
 #include "framework/supervision/case_records_json.h"
+#include "framework/supervision/cases_beside.h"
 #include "framework/supervision/gpu_pinning.h"
 #include "framework/supervision/gtest_expansion.h"
 #include "framework/supervision/junit_report.h"
@@ -252,6 +253,7 @@ int run_child(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   const bool supervised = install_verdict_reporter();
   register_gtest_cases();
+  install_cases_beside();  // The sanitizer cases start when gtest has chosen the cases.
   const int status = RUN_ALL_TESTS();
   if (supervised) report_run_complete();
   return status;

@@ -10,6 +10,7 @@
 #include "framework/cases/case_announcement.h"
 #include "framework/cases/case_catalog.h"
 #include "framework/supervision/case_records_json.h"
+#include "framework/supervision/cases_beside.h"
 #include "framework/supervision/verdict_channel.h"
 
 namespace rkt {
@@ -94,9 +95,15 @@ void register_gtest_cases() {
                               });
     }
     for (KernelCase& kernel_case : cases_of(*kernel, *task)) {
+      std::function<CaseOutcome()> run = kernel_case.run;
+      if (kernel_case.runs_beside) {
+        const std::string full_name = kernel_case.suite + "." + kernel_case.name;
+        offer_case_beside(full_name, std::move(run));
+        run = [full_name] { return outcome_of_case_beside(full_name); };
+      }
       ::testing::RegisterTest(kernel_case.suite.c_str(), kernel_case.name.c_str(), nullptr,
                               nullptr, kernel->file().c_str(), kernel->line(),
-                              [run = kernel_case.run, file = kernel->file(),
+                              [run = std::move(run), file = kernel->file(),
                                line = kernel->line()]() -> ::testing::Test* {
                                 return new KernelCaseTest(run, file, line);
                               });

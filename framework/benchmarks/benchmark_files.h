@@ -1,4 +1,4 @@
-// Where a supervised benchmark child leaves its results for the main job.
+// Where a kernel's supervised benchmark case leaves its results for the main job.
 #pragma once
 
 #include <string>
@@ -7,7 +7,7 @@
 
 namespace rkt {
 
-/// Set by the main job for its benchmark children: the folder results go to.
+/// Set by the main job for its kernels' children: the folder benchmark results go to.
 inline constexpr const char* kBenchmarkDirectoryVariable = "RKT_BENCHMARK_DIR";
 
 /// "<dir>/relu__cpu_loops.benchmark": one file per kernel.

@@ -280,15 +280,22 @@ int run_main_job(const MainJobOptions& options) {
     entry.task_reasons = task_verdicts[entry.task].reasons;
 
     // Correctness, properties and integrity gates; then the benchmark, only when they passed
-    // (a kernel that fails a gate is not timed: its numbers would mean nothing).
-    // The children adopt this process's worker rather than each starting one.
+    // (a kernel that fails a gate is not timed: its numbers would mean nothing): one child runs
+    // them all, the benchmark last (`<kernel>.benchmark`, registered while RKT_BENCHMARK_DIR is
+    // set, with a limit of its own), and skips it when a case before it did not pass.
+    // The child adopts this process's worker rather than starting one.
     // Each case's record joins results.json as soon as it is known: a judge killed mid-kernel
     // keeps the cases that finished (the entry carries kCasesStillRunningProblem meanwhile).
+    const std::string benchmark_case = kernel.full_id() + ".benchmark";
     SupervisionOptions cases_run = supervision_for(options, kernel.full_id() + ".*", false);
+    cases_run.case_timeout_overrides[benchmark_case] =
+        supervision_for(options, benchmark_case, true).case_timeout_seconds;
+    cases_run.cases_needing_a_clean_run.insert(benchmark_case);
     KernelReport partial = entry;
     partial.cases.problems.push_back(kCasesStillRunningProblem);
     partial.benchmark.problem = kCasesStillRunningProblem;
     cases_run.on_case_recorded = [&](const CaseRecord& record) {
+      if (record.name == benchmark_case) return;  // not a case of the verdict's
       partial.cases.cases.push_back(record);
       RunReport so_far = report;
       so_far.kernels.push_back(partial);
@@ -299,20 +306,29 @@ int run_main_job(const MainJobOptions& options) {
       }
     };
     cases_run.on_progress = [&](const CaseProgress& progress) { print_case_progress(position, progress); };
+    ::setenv(kBenchmarkDirectoryVariable, scratch.c_str(), 1);
     entry.cases = run_supervised_with_lent_worker(cases_run);
+    ::unsetenv(kBenchmarkDirectoryVariable);
+    SupervisedRun benchmark;  // the benchmark's record, taken out of the cases
+    for (auto it = entry.cases.cases.begin(); it != entry.cases.cases.end();) {
+      if (it->name != benchmark_case) {
+        ++it;
+        continue;
+      }
+      benchmark.cases.push_back(*it);
+      it = entry.cases.cases.erase(it);
+    }
     entry.benchmark.task = entry.task;
     entry.benchmark.kernel = entry.kernel;
     entry.benchmark.device = entry.device;
+    const std::string record_path = benchmark_record_path(scratch, kernel);
+    // A benchmark that ran beside a failing case (in a child started after another died in a
+    // case, which did not see it) is not the kernel's: only a passing kernel is timed.
+    if (entry.verdict() != "pass") ::unlink(record_path.c_str());
     if (entry.verdict() == "pass") {
-      ::setenv(kBenchmarkDirectoryVariable, scratch.c_str(), 1);
-      SupervisionOptions timing = supervision_for(options, kernel.full_id() + ".benchmark", true);
-      timing.on_progress = [&](const CaseProgress& progress) { print_case_progress(position, progress); };
-      const SupervisedRun benchmark = run_supervised_with_lent_worker(timing);
-      ::unsetenv(kBenchmarkDirectoryVariable);
       for (const CaseRecord& record : benchmark.cases) {
         if (record.status != "crashed") entry.phases += record.phases;  // a crashed one joins the cases
       }
-      const std::string record_path = benchmark_record_path(scratch, kernel);
       if (file_exists(record_path)) {
         try {
           entry.benchmark = deserialize_benchmark_record(read_whole_file(record_path));
@@ -340,9 +356,9 @@ int run_main_job(const MainJobOptions& options) {
               ? entry.cases.cases[0].message
               : "its cases did not all pass, and a failing kernel is not timed";
     }
-    // A kernel's two child runs share one worker; the next kernel gets a fresh one, so that no
-    // kernel runs in a process another kernel's code has run in (and could have patched, or left
-    // a thread in), as when each child started its own.
+    // A kernel's child (and any child started after one died) uses one worker; the next kernel
+    // gets a fresh one, so that no kernel runs in a process another kernel's code has run in
+    // (and could have patched, or left a thread in), as when each child started its own.
     discard_worker();
     for (const CaseRecord& record : entry.cases.cases) entry.phases += record.phases;
     entry.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -56,4 +56,14 @@ double peak_bytes_added(Device device, const std::function<void()>& call) {
   return -1;
 }
 
+void release_cached_device_memory(Device device) {
+#if RKT_WITH_CUDA
+  if (device == Device::cuda && at::globalContext().hasCUDA()) {
+    c10::cuda::device_synchronize();
+    c10::cuda::CUDACachingAllocator::emptyCache();
+  }
+#endif
+  (void)device;
+}
+
 }  // namespace rkt

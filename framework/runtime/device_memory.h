@@ -13,4 +13,9 @@ namespace rkt {
 /// where memory is not measured.
 double peak_bytes_added(Device device, const std::function<void()>& call);
 
+/// Returns the blocks LibTorch's CUDA caching allocator holds unused to the device (after the
+/// device finished with them), so that what is measured next starts from a pool as a fresh
+/// process holds it. Nothing on the CPU.
+void release_cached_device_memory(Device device);
+
 }  // namespace rkt

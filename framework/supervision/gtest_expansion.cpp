@@ -9,6 +9,7 @@
 #include "framework/benchmarks/benchmark_files.h"
 #include "framework/cases/case_announcement.h"
 #include "framework/cases/case_catalog.h"
+#include "framework/runtime/device_memory.h"
 #include "framework/supervision/case_records_json.h"
 #include "framework/supervision/cases_beside.h"
 #include "framework/supervision/verdict_channel.h"
@@ -57,7 +58,33 @@ class KernelCaseTest : public ::testing::Test {
 
 }  // namespace
 
-// The main job's benchmark of one kernel, run as a supervised case so that a crash or hang is
+namespace {
+
+// Why the kernel's other cases in this process do not let it be timed, or "" when they passed:
+// the benchmark runs last in the kernel's suite, in the child that ran its cases. (A child
+// started after another died in a case does not see that case; the main job, which does, drops
+// such a benchmark: framework/runs/main_job.cpp.)
+std::string cases_not_passed_reason() {
+  const ::testing::UnitTest& unit = *::testing::UnitTest::GetInstance();
+  const ::testing::TestSuite* suite = unit.current_test_suite();
+  const ::testing::TestInfo* self = unit.current_test_info();
+  if (suite == nullptr) return "";
+  int ran = 0, passed = 0;
+  for (int i = 0; i < suite->total_test_count(); ++i) {
+    const ::testing::TestInfo* info = suite->GetTestInfo(i);
+    if (info == self || !info->should_run()) continue;
+    ++ran;
+    if (info->result()->Failed()) return "its cases did not all pass, and a failing kernel is not timed";
+    if (!info->result()->Skipped()) ++passed;
+  }
+  if (ran > 0 && passed == 0) return "its cases were all skipped, and a kernel that was not judged is not timed";
+  return "";
+}
+
+}  // namespace
+
+// The main job's benchmark of one kernel, run as a supervised case after the kernel's other
+// cases, in the same child (one process start fewer a kernel), so that a crash or hang is
 // recorded like any other; its record goes to a file the job reads back.
 class KernelBenchmarkTest : public ::testing::Test {
  public:
@@ -65,6 +92,10 @@ class KernelBenchmarkTest : public ::testing::Test {
       : kernel_(kernel), task_(task), directory_(std::move(directory)) {}
 
   void TestBody() override {
+    if (const std::string reason = cases_not_passed_reason(); !reason.empty()) GTEST_SKIP() << reason;
+    // The cases' cached device memory goes back to the device: the baselines' allocations are
+    // timed against a pool as a fresh process would hold it.
+    release_cached_device_memory(kernel_.device());
     // Its inputs would come with `rkt test --filter '<kernel>.benchmark'`, which replays nothing:
     // the case exists only under the main job.
     const WithheldCaseInputs withheld;
@@ -86,14 +117,6 @@ void register_gtest_cases() {
   for (KernelSpec* kernel : registered_kernels()) {
     const TaskSpec* task = find_task(kernel->task_id());
     if (task == nullptr) continue;  // Reported by registry validation.
-    if (benchmark_directory != nullptr) {
-      ::testing::RegisterTest(kernel->full_id().c_str(), "benchmark", nullptr, nullptr,
-                              kernel->file().c_str(), kernel->line(),
-                              [kernel, task, directory = std::string(benchmark_directory)]()
-                                  -> ::testing::Test* {
-                                return new KernelBenchmarkTest(*kernel, *task, directory);
-                              });
-    }
     for (KernelCase& kernel_case : cases_of(*kernel, *task)) {
       std::function<CaseOutcome()> run = kernel_case.run;
       if (kernel_case.runs_beside) {
@@ -106,6 +129,14 @@ void register_gtest_cases() {
                               [run = std::move(run), file = kernel->file(),
                                line = kernel->line()]() -> ::testing::Test* {
                                 return new KernelCaseTest(run, file, line);
+                              });
+    }
+    if (benchmark_directory != nullptr) {  // Last: it runs only when the cases before it passed.
+      ::testing::RegisterTest(kernel->full_id().c_str(), "benchmark", nullptr, nullptr,
+                              kernel->file().c_str(), kernel->line(),
+                              [kernel, task, directory = std::string(benchmark_directory)]()
+                                  -> ::testing::Test* {
+                                return new KernelBenchmarkTest(*kernel, *task, directory);
                               });
     }
   }

@@ -120,8 +120,8 @@ ChildResult run_child(const SupervisionOptions& options, const std::string& filt
     if (ready == 0) {
       // Before its first record a child is still loading (LibTorch takes seconds on a busy
       // machine): the case timeout starts with the first case.
-      const int limit = seen_record ? options.case_timeout_seconds
-                                    : std::max(options.case_timeout_seconds, kChildStartupSeconds);
+      const int limit = seen_record ? case_timeout_for(options, result.running)
+                                    : std::max(case_timeout_for(options, result.running), kChildStartupSeconds);
       const auto silent = std::chrono::steady_clock::now() - last_record;
       if (silent > std::chrono::seconds(limit)) {
         result.timed_out = true;
@@ -234,7 +234,7 @@ SupervisedRun run_supervised(const SupervisionOptions& options) {
 
     std::string what;
     if (child.timed_out) {
-      what = "produced no verdict within " + std::to_string(options.case_timeout_seconds) +
+      what = "produced no verdict within " + std::to_string(case_timeout_for(options, child.running)) +
              " s and was killed (hang)";
     } else if (WIFEXITED(child.wait_status) && WEXITSTATUS(child.wait_status) == 0) {
       what = "ended the process with exit status 0 before the framework wrote its verdict "
@@ -271,7 +271,7 @@ SupervisedRun run_supervised(const SupervisionOptions& options) {
       // own. They are recorded as not run, with the reason; other kernels' cases still run.
       const std::string suite = child.running.substr(0, child.running.rfind('.')) + ".";
       const std::string reason = "not run: " + child.running.substr(suite.size()) + " hung after " +
-                                 std::to_string(options.case_timeout_seconds) + " s";
+                                 std::to_string(case_timeout_for(options, child.running)) + " s";
       for (const std::string& name :
            selected_case_names({}, with_exclusions(options.gtest_filter, finished))) {
         if (name.rfind(suite, 0) != 0 || finished.count(name) != 0) continue;
@@ -281,9 +281,23 @@ SupervisedRun run_supervised(const SupervisionOptions& options) {
         finished.insert(name);
       }
     }
+    const std::string died = child.running.substr(child.running.rfind('.') + 1) +
+                             (child.timed_out ? " hung" : " crashed");
+    for (const std::string& name : options.cases_needing_a_clean_run) {
+      if (finished.count(name) != 0) continue;
+      CaseRecord not_run{name, "skipped", 0, "not run: " + died + " before it", {}};
+      run.cases.push_back(not_run);
+      if (options.on_case_recorded) options.on_case_recorded(not_run);
+      finished.insert(name);
+    }
     if (options.after_abnormal_end) options.after_abnormal_end();
   }
   return run;
+}
+
+int case_timeout_for(const SupervisionOptions& options, const std::string& name) {
+  const auto found = options.case_timeout_overrides.find(name);
+  return found != options.case_timeout_overrides.end() ? found->second : options.case_timeout_seconds;
 }
 
 int supervised_exit_code(const SupervisedRun& run) {

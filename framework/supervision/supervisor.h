@@ -2,6 +2,8 @@
 #pragma once
 
 #include <functional>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -39,6 +41,13 @@ struct SupervisionOptions {
   std::string gtest_filter = "*";        ///< Which cases to run.
   std::vector<std::string> extra_args;   ///< Passed to every child (e.g. --gtest_color=no).
   int case_timeout_seconds = 300;        // [s] a case silent this long is killed as hung
+  /// Cases with a limit of their own (the main job's benchmark, which runs in the same child as
+  /// the kernel's cases): full name -> [s]. Others get case_timeout_seconds.
+  std::map<std::string, int> case_timeout_overrides;
+  /// Cases that run only in a run where no case died (full names; the main job's benchmark: a
+  /// kernel whose case crashed or hung is not timed). After a child dies in a case, those not
+  /// run yet are recorded as skipped ("not run: <case> crashed before it") and never started.
+  std::set<std::string> cases_needing_a_clean_run;
   bool echo_child_output = true;         ///< false: child stdout/stderr go to /dev/null.
   /// Called after a child that died in a case (crash, hang, early exit), before the next child
   /// starts: a lender replaces the worker it lent (framework/supervision/worker_loan.h).
@@ -52,6 +61,9 @@ struct SupervisionOptions {
   std::function<void(const CaseProgress&)> on_progress;
   int progress_interval_seconds = defaults::kCaseHeartbeatSeconds;  // [s]
 };
+
+/// The limit of case `name` under `options`: its override, else case_timeout_seconds. [s]
+int case_timeout_for(const SupervisionOptions& options, const std::string& name);
 
 struct SupervisedRun {
   std::vector<CaseRecord> cases;

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -59,6 +61,25 @@ TEST(MainJob, RecordsACrashAndBenchmarksOnlyKernelsThatPassed) {
   EXPECT_THAT(json, HasSubstr("its cases did not all pass, and a failing kernel is not timed"));
   EXPECT_THAT(read(out + "/report.md"), HasSubstr("relu/cheat_segfaults"));
   EXPECT_THAT(read(out + "/report.html"), HasSubstr("<svg"));
+}
+
+// The benchmark runs in the child that ran the kernel's cases, last; after a case that hung, the
+// child started for the cases left must not start it (the kernel failed, and its benchmark would
+// hang until its own, much longer, limit): the job ends well within the benchmark's limit
+// (--benchmark-timeout 400), not after it.
+TEST(MainJob, NeverTimesAKernelWhoseCaseHung) {
+  const std::string out = ::testing::TempDir() + "rkt_main_job_hang";
+  std::system(("rm -rf " + out).c_str());
+  const std::string command = std::string("CI=1 timeout 90 ") + RKT_ADVERSARIES_EXECUTABLE +
+                              " run --kernel cheat_hangs --timeout 5 --benchmark-timeout 400 --out " +
+                              out + " > /dev/null 2>&1";
+  const int status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 1) << "124: the job was still running after 90 s (a benchmark started after the hang waits out the worker's reply limit, kWorkerReplyTimeoutSeconds)";
+  const std::string json = joined_lines(read(out + "/results.json"));
+  EXPECT_THAT(json, HasSubstr("\"finished\": true"));
+  EXPECT_THAT(json, HasSubstr("its cases did not all pass, and a failing kernel is not timed"));
+  EXPECT_THAT(json, Not(HasSubstr("cheat_hangs.benchmark"))) << "the benchmark is not a case";
 }
 
 TEST(MainJob, BenchmarksAKernelThatPassesAgainstItsBaselines) {

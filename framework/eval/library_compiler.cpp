@@ -20,14 +20,11 @@
 #include "framework/base/file_access.h"
 #include "framework/eval/child_command.h"
 #include "framework/eval/eval_defaults.h"
+#include "framework/eval/kernel_source.h"
 #include "framework/eval/library_cache.h"
 
 namespace rkt {
 namespace {
-
-bool ends_with(const std::string& text, const std::string& tail) {
-  return text.size() >= tail.size() && text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
-}
 
 std::string base_name(const std::string& path) {
   const std::size_t slash = path.rfind('/');
@@ -106,10 +103,9 @@ bool read_source(const std::string& path, std::string& content, CompiledSource& 
     result.message = path + ": not a regular file";
     return false;
   }
-  if (!ends_with(path, ".cpp") && !ends_with(path, ".cu") && !ends_with(path, ".cc") &&
-      !ends_with(path, ".cxx")) {
+  if (!is_kernel_source(path)) {
     result.status = "not_a_kernel_source";
-    result.message = path + ": not a kernel source (.cpp, .cc, .cxx or .cu)";
+    result.message = path + ": not a kernel source (" + kKernelSourceEndings + ")";
     return false;
   }
   if (info.st_size > eval_defaults::kMaxSourceBytes) {
@@ -148,7 +144,7 @@ void compile_one(const std::string& path, const EvalToolchain& toolchain,
   result.source = path;
   std::string content;
   if (!read_source(path, content, result)) return;
-  result.cuda = ends_with(path, ".cu");
+  result.cuda = is_cuda_source(path);
   if (content.find("ROBUST_KERNEL_TEST") == std::string::npos) {
     result.status = "no_registration";
     result.message = path + ": no ROBUST_KERNEL_TEST line (rkt template TASK prints a start)";

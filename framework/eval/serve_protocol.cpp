@@ -5,6 +5,8 @@
 #include <set>
 #include <stdexcept>
 
+#include "framework/eval/kernel_source.h"
+
 namespace rkt {
 namespace {
 
@@ -29,10 +31,6 @@ std::string text_field(const Json& request, const char* field) {
     throw std::invalid_argument(std::string("\"") + field + "\" takes a string");
   }
   return request.at(field).get<std::string>();
-}
-
-bool ends_with(const std::string& text, const std::string& end) {
-  return text.size() >= end.size() && text.compare(text.size() - end.size(), end.size(), end) == 0;
 }
 
 }  // namespace
@@ -80,9 +78,9 @@ ServeRequest parse_serve_request(const std::string& line, std::string& id) {
   if (!parsed.source_text.empty()) {
     const std::string& name = parsed.source_name;
     if (name.empty() || name.find('/') != std::string::npos || name[0] == '.' ||
-        !(ends_with(name, ".cpp") || ends_with(name, ".cu"))) {
-      throw std::invalid_argument("\"name\" takes the source's file name, ending in .cpp or .cu, without a "
-                                  "folder (got '" + name + "')");
+        !is_kernel_source(name)) {
+      throw std::invalid_argument(std::string("\"name\" takes the source's file name, ending in ") +
+                                  kKernelSourceEndings + ", without a folder (got '" + name + "')");
     }
   } else if (!parsed.source_name.empty()) {
     throw std::invalid_argument("\"name\" goes with \"source\", not with \"file\"");

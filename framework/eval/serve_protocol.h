@@ -27,7 +27,7 @@ struct ServeRequest {
   bool ping = false;        ///< {"op": "ping"}: answered at once, judges nothing
   std::string file;         ///< a source file on the server's machine
   std::string source_text;  ///< or the source itself ...
-  std::string source_name;  ///< ... with its file name ("cand.cu": .cpp or .cu, no folder)
+  std::string source_name;  ///< ... with its file name ("cand.cu": a kernel source, kernel_source.h, no folder)
   std::string task;         ///< only this task's kernels ("" = all)
   int case_timeout_seconds = 0;       ///< "timeout" (0: the server's)
   int benchmark_timeout_seconds = 0;  ///< "benchmark_timeout"

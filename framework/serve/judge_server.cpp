@@ -23,6 +23,7 @@
 #include "framework/base/utc_time.h"
 #include "framework/eval/eval_record.h"
 #include "framework/eval/eval_toolchain.h"
+#include "framework/eval/kernel_source.h"
 #include "framework/eval/library_cache.h"
 #include "framework/eval/library_compiler.h"
 #include "framework/eval/library_judge.h"
@@ -38,10 +39,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-bool ends_with(const std::string& text, const std::string& end) {
-  return text.size() >= end.size() && text.compare(text.size() - end.size(), end.size(), end) == 0;
 }
 
 // One client's connection. Judges write to it from their threads; a client gone away makes every
@@ -264,7 +261,7 @@ void JudgeServer::take_request(const std::shared_ptr<Connection>& connection, co
   job.number = next_request_++;
   job.queued_at = Clock::now();
   const std::string& name = job.request.file.empty() ? job.request.source_name : job.request.file;
-  (ends_with(name, ".cu") ? gpu_queue_ : cpu_queue_).push(connection->client(), std::move(job));
+  (is_cuda_source(name) ? gpu_queue_ : cpu_queue_).push(connection->client(), std::move(job));
 }
 
 void JudgeServer::judge_jobs(FairQueue<Job>& queue, const std::string& gpu) {

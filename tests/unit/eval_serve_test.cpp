@@ -141,7 +141,7 @@ TEST(ServeProtocol, ARequestNamesOneSourceAndOnlyKnownFields) {
   EXPECT_NE(refused("{").find("not JSON"), std::string::npos);
   EXPECT_NE(refused(R"({"file": "/a.cpp", "source": "x", "name": "a.cpp"})").find("one kernel source"), std::string::npos);
   EXPECT_NE(refused(R"({"source": "x", "name": "/etc/a.cpp"})").find("without a folder"), std::string::npos);
-  EXPECT_NE(refused(R"({"source": "x", "name": "a.py"})").find(".cpp or .cu"), std::string::npos);
+  EXPECT_NE(refused(R"({"source": "x", "name": "a.py"})").find(".cxx or .cu"), std::string::npos);
   EXPECT_NE(refused(R"({"file": "/a.cpp", "seed": 1})").find("unknown field \"seed\""), std::string::npos);
   EXPECT_NE(refused(R"({"file": "/a.cpp", "timeout": 0})").find("positive whole number"), std::string::npos);
   EXPECT_NE(refused(R"({"op": "shutdown"})").find("unknown \"op\""), std::string::npos);

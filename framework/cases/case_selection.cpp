@@ -47,9 +47,20 @@ bool matches_gtest_filter(const std::string& name, const std::string& filter) {
   return matches_any(positive, name) && !(negative.size() && matches_any(negative, name));
 }
 
+bool is_registered_kernel_id(const std::string& fragment) {
+  for (const KernelSpec* kernel : registered_kernels()) {
+    if (kernel->full_id() == fragment) return true;
+  }
+  return false;
+}
+
 bool kernel_selected(const std::string& id, const std::vector<std::string>& kernel_fragments) {
   if (kernel_fragments.empty()) return true;
   for (const std::string& fragment : kernel_fragments) {
+    if (id == fragment) return true;
+    // A kernel's whole id names that kernel alone: "relu/cpu_loops" is not also
+    // "rkb_mnist_linear_relu/cpu_loops".
+    if (is_registered_kernel_id(fragment)) continue;
     if (id.find(fragment) != std::string::npos) return true;
   }
   return false;
@@ -82,7 +93,8 @@ std::string case_selection_filter(const std::vector<std::string>& kernel_fragmen
   std::string joined;
   if (filter.empty()) {
     for (const std::string& fragment : kernel_fragments) {
-      joined += (joined.empty() ? "" : ":") + ("*" + fragment + "*.*");
+      joined += (joined.empty() ? "" : ":") +
+                (is_registered_kernel_id(fragment) ? fragment + ".*" : "*" + fragment + "*.*");
     }
     return joined;
   }

@@ -12,8 +12,13 @@ namespace rkt {
 /// '?' one character. An empty positive part means '*', as in gtest.
 bool matches_gtest_filter(const std::string& name, const std::string& filter);
 
-/// True when the kernel id `id` ("task/kernel") contains one of `kernel_fragments` (every id when
-/// there are none): the --kernel options, repeated ones selecting the union.
+/// True when `fragment` is the whole id ("task/kernel") of a registered kernel.
+bool is_registered_kernel_id(const std::string& fragment);
+
+/// True when the kernel id `id` ("task/kernel") is selected by one of `kernel_fragments` (every id
+/// when there are none): the --kernel options, repeated ones selecting the union. A fragment that
+/// is a registered kernel's whole id selects that kernel alone; any other selects every id that
+/// contains it ("relu", "cuda", "softmax/cpu").
 bool kernel_selected(const std::string& id, const std::vector<std::string>& kernel_fragments);
 
 /// The --kernel fragments as messages and results.json show them: "a, b" ("" when none).

@@ -171,8 +171,9 @@ Usage:
                                     --benchmark_out_format=json, for compare.py)
   rkt --help
 
-  --kernel ID      only kernels whose "task/kernel" id contains ID; repeated, the kernels
-                   any of them selects (--kernel relu --kernel softmax: both tasks')
+  --kernel ID      only the kernel whose "task/kernel" id is ID, or else the kernels whose
+                   id contains ID; repeated, the kernels any of them selects (--kernel relu
+                   --kernel softmax: both tasks'; --kernel relu/cpu_loops: that kernel alone)
   --filter F       a gtest filter over "task/kernel.case" names, e.g. "softmax/*.correctness_*"
                    (with --kernel, only cases both select run); given once: join
                    patterns with ':' (a second --filter is refused)

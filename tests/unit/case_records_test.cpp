@@ -119,6 +119,21 @@ TEST(RktTest, KernelAndFilterBothApplyAndJsonHasOneRecordPerCase) {
   EXPECT_THAT(json, HasSubstr("\"failed\": 1,"));
 }
 
+TEST(RktTest, AWholeKernelIdSelectsThatKernelAloneAndAFragmentEveryIdContainingIt) {
+  // relu/cheat_uninitialised_output is contained in relu/cheat_uninitialised_output_cuda: a user
+  // who names the first whole must not get the second too (the 2026-12-03 walk-through got
+  // rkb_mnist_linear_relu/cpu_loops with --kernel relu/cpu_loops).
+  const std::string whole = output_of(std::string(RKT_ADVERSARIES_EXECUTABLE) +
+                                      " test --kernel relu/cheat_uninitialised_output --json 2>/dev/null");
+  EXPECT_THAT(whole, HasSubstr("\"name\": \"relu/cheat_uninitialised_output.correctness_x1\""));
+  EXPECT_THAT(whole, Not(HasSubstr("cheat_uninitialised_output_cuda")));
+  const std::string fragment = output_of(std::string(RKT_ADVERSARIES_EXECUTABLE) +
+                                         " test --kernel relu/cheat_uninitialised_outpu --filter "
+                                         "'*.correctness_x1' --json 2>/dev/null");
+  EXPECT_THAT(fragment, HasSubstr("\"name\": \"relu/cheat_uninitialised_output.correctness_x1\""));
+  EXPECT_THAT(fragment, HasSubstr("\"name\": \"relu/cheat_uninitialised_output_cuda.correctness_x1\""));
+}
+
 }  // namespace
 }  // namespace rkt
 

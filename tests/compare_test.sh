@@ -92,6 +92,11 @@ write("failing", variant(fail_case))
 def lie(r, k):
     k["softmax/slow"]["cases"][0]["status"] = "failed"  # verdict still "pass": inconsistent
 write("inconsistent", variant(lie))
+# Short calls (under kShortBenchmarkCallMilliseconds, 0.1 ms): the walk-through of 2026-12-03 ran
+# identical code twice and relu/cpu_loops read +31% (0.040 -> 0.053 ms), beyond both runs' noise.
+write("short_base", variant(lambda r, k: set_time(k["softmax/fast"], 0.040, 0.02)))
+write("short_slower", variant(lambda r, k: set_time(k["softmax/fast"], 0.053, 0.02)))
+write("short_grown", variant(lambda r, k: set_time(k["softmax/fast"], 0.4, 0.02)))
 write("unfinished", variant(lambda r, k: r.update(finished=False)))
 write("other_schema", variant(lambda r, k: r.update(schema="rkt-results/1")))
 write("no_kernels_field", variant(lambda r, k: r.pop("kernels")))
@@ -156,6 +161,13 @@ says "Regression\*\* (1)"
 expect 1 "$work/base.json" "$work/slower_unbaselined.json"
 says "softmax/fast (cuda): slower beyond noise (absolute) (median +5.0%)"
 says "Note: no baseline was timed (with a measured noise) beside softmax/fast (cuda) in both runs"
+# Identical code in two processes, calls of 0.04-0.05 ms: not judged (failed before: "slower
+# beyond noise (ratio to eager_fp32 +32.5%, median +32.5%)"); grown tenfold past 0.1 ms: judged.
+expect 0 "$work/short_base.json" "$work/short_slower.json"
+says "| softmax/fast |.*| not judged: calls under 0.1 ms in both runs are mostly per-call cost"
+says "No regression"
+expect 1 "$work/short_base.json" "$work/short_grown.json"
+says "softmax/fast (cuda): slower beyond noise"
 expect 0 "$work/base.json" "$work/within.json"
 says "| softmax/fast |.*| within noise |"
 expect 0 "$work/base.json" "$work/noisy.json"                      # +30% but noise 25%

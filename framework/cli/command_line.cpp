@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/base/number_text.h"
 #include "framework/baselines/compiled_baseline.h"
 #include "framework/baselines/twin_agreement.h"
 #include "framework/benchmarks/google_benchmark_entries.h"
@@ -86,7 +87,9 @@ Usage:
                                     intervals wholly above the base run's, widened by PERCENT
                                     (default %TOLERANCE%): machine drift moves the median alone,
                                     baseline drift the ratio alone; with --absolute, or
-                                    without such a baseline, the medians' intervals decide
+                                    without such a baseline, the medians' intervals decide;
+                                    a kernel whose calls took under %SHORT_CALL% ms in both runs is
+                                    not judged on time (per-call cost moves between processes)
   rkt eval FILE... [--task ID] [--out DIR] [--json] [--jobs N] [--timeout SECONDS]
            [--benchmark-timeout SECONDS] [--file-timeout SECONDS] [--allow-declarations]
            [--recheck K]
@@ -231,6 +234,7 @@ std::string usage() {
   replace("%CUDA_BUDGET%", std::to_string(static_cast<int>(defaults::kBenchmarkBudgetMillisecondsCuda)));
   replace("%CPU_BUDGET%", std::to_string(static_cast<int>(defaults::kBenchmarkBudgetMillisecondsCpu)));
   replace("%INPUT_SETS%", std::to_string(defaults::kBenchmarkInputSets));
+  replace("%SHORT_CALL%", fixed_digits(defaults::kShortBenchmarkCallMilliseconds, 1));
   replace("%CONFIDENCE%", std::to_string(static_cast<int>(defaults::kSpeedupConfidence * 100)));
   return text;
 }

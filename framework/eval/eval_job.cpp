@@ -19,6 +19,7 @@
 #include "framework/eval/child_command.h"
 #include "framework/eval/eval_defaults.h"
 #include "framework/eval/eval_record.h"
+#include "framework/eval/kernel_source.h"
 #include "framework/eval/library_cache.h"
 #include "framework/eval/library_compiler.h"
 #include "framework/eval/library_judge.h"
@@ -126,7 +127,7 @@ KernelReport report_entry(const EvalRecord& record, const std::string& stem, con
   }
   entry.task = task.empty() ? "unknown" : task;
   entry.kernel = stem;
-  entry.device = record.file.size() > 3 && record.file.substr(record.file.size() - 3) == ".cu" ? "cuda" : "cpu";
+  entry.device = is_cuda_source(record.file) ? "cuda" : "cpu";
   entry.precision = "fp32";
   entry.cases.problems.push_back(record.status + ": " + record.message);
   entry.benchmark.task = entry.task;

@@ -322,9 +322,6 @@ int run_main_job(const MainJobOptions& options) {
     entry.benchmark.kernel = entry.kernel;
     entry.benchmark.device = entry.device;
     const std::string record_path = benchmark_record_path(scratch, kernel);
-    // A benchmark that ran beside a failing case (in a child started after another died in a
-    // case, which did not see it) is not the kernel's: only a passing kernel is timed.
-    if (entry.verdict() != "pass") ::unlink(record_path.c_str());
     if (entry.verdict() == "pass") {
       for (const CaseRecord& record : benchmark.cases) {
         if (record.status != "crashed") entry.phases += record.phases;  // a crashed one joins the cases
@@ -351,6 +348,9 @@ int run_main_job(const MainJobOptions& options) {
         }
       }
     } else {
+      // A benchmark that ran beside a failing case (in a child started after another died in a
+      // case, which did not see it) is not the kernel's: only a passing kernel is timed.
+      ::unlink(record_path.c_str());
       entry.benchmark.problem =
           entry.verdict() == "skipped" && !entry.cases.cases.empty()
               ? entry.cases.cases[0].message

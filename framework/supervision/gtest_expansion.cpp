@@ -56,10 +56,6 @@ class KernelCaseTest : public ::testing::Test {
   int line_;
 };
 
-}  // namespace
-
-namespace {
-
 // Why the kernel's other cases in this process do not let it be timed, or "" when they passed:
 // the benchmark runs last in the kernel's suite, in the child that ran its cases. (A child
 // started after another died in a case does not see that case; the main job, which does, drops

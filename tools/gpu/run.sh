@@ -25,6 +25,8 @@
 #   `rkt eval --server` on the generated batch beside `rkt eval` on the same files;
 #   "lpcheck" the standalone check of the bf16/fp16 kernel headers (attention forward and backward,
 #   the GEMM, the row kernels) against float64, with CUDA-event timings (not rkt's verdict);
+#   "startup" where a verdict's start-up goes (a judge process alone, with a worker, one case of a
+#   CPU and of a CUDA kernel) and RKT_STARTUP_KERNELS' case sets with the slabs off and on;
 #   "multigpu" runs issue 23's proof (tools/gpu/multigpu_proof.sh): ctest on every GPU against one,
 #   run and baseline shards per GPU against the whole, and rkt eval spread over the GPUs.
 set -uo pipefail
@@ -72,6 +74,38 @@ if [[ " $steps " == *" slabs "* ]]; then
       --kernel relu/cuda_grid_stride --timeout 20 >"$out/slabs_$setting.log" 2>&1
     echo "relu/cuda_grid_stride, RKT_SHARED_DEVICE_SLABS=$setting: exit $?, $(($(date +%s) - start)) s"
     grep -E "^\[ +(OK|FAILED) +\]|crashed|passed,|hang|rror" "$out/slabs_$setting.log" | tail -n 12
+  done
+fi
+if [[ " $steps " == *" startup "* ]]; then
+  # Where a verdict's start-up goes, three times each: a judge process alone (LibTorch and the
+  # registries: `rkt catalog`), one that also starts a worker on the kernel library (`rkt list`),
+  # one case of a CPU kernel and of a CUDA kernel (`rkt test`: the supervisor, its worker, a child),
+  # and RKT_STARTUP_KERNELS' whole case sets with the slabs off and on (per-case times in JSON).
+  mkdir -p "$out/startup"
+  seconds_of() {
+    local t0 code
+    t0=$(date +%s.%N)
+    timeout 120 "$@" >>"$out/startup/commands.log" 2>&1
+    code=$?
+    python3 -c "import time; print('exit $code', round(time.time() - $t0, 2))"
+  }
+  for i in 1 2 3; do
+    echo "catalog: $(seconds_of "$build/bin/rkt" catalog)" | tee -a "$out/startup/times.txt"
+    echo "list: $(seconds_of "$build/bin/rkt" list)" | tee -a "$out/startup/times.txt"
+    for kernel in relu/cpu_loops relu/cuda_grid_stride; do
+      echo "test $kernel correctness_x1: $(seconds_of "$build/bin/rkt" test --kernel "$kernel" \
+        --filter '*correctness_x1')" | tee -a "$out/startup/times.txt"
+    done
+  done
+  for kernel in ${RKT_STARTUP_KERNELS:-relu/cuda_grid_stride rkb_llama_ffw/cuda_tf32x3}; do
+    for setting in 0 1; do
+      name="$(echo "$kernel" | tr / _)_slabs$setting"
+      t0=$(date +%s.%N)
+      RKT_SHARED_DEVICE_SLABS=$setting timeout 90 "$build/bin/rkt" test --kernel "$kernel" --json \
+        >"$out/startup/$name.json" 2>"$out/startup/$name.log"
+      echo "test $kernel, RKT_SHARED_DEVICE_SLABS=$setting: exit $?," \
+        "$(python3 -c "import time; print(round(time.time() - $t0, 2))") s" | tee -a "$out/startup/times.txt"
+    done
   done
 fi
 if [[ " $steps " == *" ctest "* ]]; then

@@ -21,6 +21,7 @@
 #include "framework/runtime/device_support.h"
 #include "framework/runtime/l2_persistence.h"
 #include "framework/runtime/torch_bridge.h"
+#include "framework/timing/device_lease.h"
 #include "framework/timing/device_peaks.h"
 #include "rkt/defaults.h"
 #include "rkt/torch_kernel.h"
@@ -224,6 +225,7 @@ const std::vector<std::string>& baseline_names() {
 // Benchmarks run on the primary config of a task (TaskSpec::configured(0)).
 Measurement time_kernel(const KernelSpec& kernel, const TaskSpec& declared_task) {
   const TaskSpec& task = declared_task.configured(0);
+  const ExclusiveDeviceLease lease(kernel.device());
   KernelStreamScope stream_scope(kernel.device());
   auto sets = make_call_sets(kernel, prepare_benchmark_input_sets(kernel, task), stream_scope.stream());
   if (runs_in_worker(kernel)) {
@@ -242,6 +244,7 @@ Measurement time_kernel(const KernelSpec& kernel, const TaskSpec& declared_task)
 Measurement time_baseline(const TaskSpec& declared_task, Device device,
                           const std::string& baseline, std::string& absent_reason) {
   const TaskSpec& task = declared_task.configured(0);
+  const ExclusiveDeviceLease lease(device);
   // Any registered kernel of the task would do to prepare inputs; build a stand-in spec.
   KernelSpec stand_in(task.id(), "baseline", {}, device, "", 0);
   const std::vector<PreparedCase> sets = prepare_benchmark_input_sets(stand_in, task);
@@ -254,6 +257,7 @@ Measurement time_baseline(const TaskSpec& declared_task, Device device,
 
 std::vector<BaselineMeasurement> measure_baselines(const TaskSpec& declared_task, Device device) {
   const TaskSpec& task = declared_task.configured(0);
+  const ExclusiveDeviceLease lease(device);
   KernelSpec stand_in(task.id(), "baseline", {}, device, "", 0);
   const std::vector<PreparedCase> sets = prepare_benchmark_input_sets(stand_in, task);
   KernelStreamScope stream_scope(device);
@@ -317,6 +321,7 @@ BenchmarkRecord benchmark_kernel(const KernelSpec& kernel, const TaskSpec& decla
     return record;
   }
   try {
+    const ExclusiveDeviceLease lease(kernel.device());
     KernelStreamScope stream_scope(kernel.device());
     auto sets = make_call_sets(kernel, prepare_benchmark_input_sets(kernel, task), stream_scope.stream());
 

@@ -90,9 +90,9 @@ Usage:
                                     without such a baseline, the medians' intervals decide;
                                     a kernel whose calls took under %SHORT_CALL% ms in both runs is
                                     not judged on time (per-call cost moves between processes)
-  rkt eval FILE... [--task ID] [--out DIR] [--json] [--jobs N] [--timeout SECONDS]
-           [--benchmark-timeout SECONDS] [--file-timeout SECONDS] [--allow-declarations]
-           [--recheck K]
+  rkt eval FILE... [--task ID] [--out DIR] [--json] [--jobs N] [--judges-per-gpu J]
+           [--timeout SECONDS] [--benchmark-timeout SECONDS] [--file-timeout SECONDS]
+           [--allow-declarations] [--recheck K]
                                     compiles each .cpp/.cu file into its own kernel library
                                     (cached under $%EVAL_CACHE_VARIABLE% or ~/%EVAL_CACHE%, keyed by
                                     the source, the "..." headers it includes from its folder,
@@ -101,7 +101,10 @@ Usage:
                                     %EVAL_CACHE_LIMIT%; N
                                     compilers at a time, default the core count; files over
                                     %EVAL_MAX_BYTES% bytes refused), then judges every kernel as
-                                    rkt run does, each file in a judge of its own, killed
+                                    rkt run does, each file in a judge of its own (J .cu
+                                    files at once on each GPU, default one per %CORES_PER_JUDGE%
+                                    cores, 1 to %MAX_JUDGES_PER_GPU%; a benchmark waits until
+                                    it has the GPU alone), killed
                                     after --file-timeout s in all (default %EVAL_FILE_TIMEOUT%;
                                     its finished kernels keep their records); --task: only
                                     that task's kernels; --json: one JSON record per kernel,
@@ -127,14 +130,15 @@ Usage:
                                     the same records from a running rkt serve (every file
                                     sent at once, queued fairly by the server); --out,
                                     --jobs and --recheck belong to a local rkt eval
-  rkt serve --socket PATH [--out DIR] [--timeout SECONDS] [--benchmark-timeout SECONDS]
-            [--file-timeout SECONDS] [--allow-declarations]
+  rkt serve --socket PATH [--out DIR] [--judges-per-gpu J] [--timeout SECONDS]
+            [--benchmark-timeout SECONDS] [--file-timeout SECONDS] [--allow-declarations]
                                     a long-lived judge on a Unix socket (mode 0600): JSON
                                     lines in, {"id", "file" or "source" + "name", "task",
                                     "timeout", ...}; out, per request, the records rkt eval
                                     --json prints, then {"id", "done": true, "verdict", ...};
-                                    a bad request gets {"id", "error"}; one judge per GPU for
-                                    .cu files, one for .cpp, clients served in turn; records
+                                    a bad request gets {"id", "error"}; J judges per GPU for
+                                    .cu files (as rkt eval's), one for .cpp, clients served
+                                    in turn; records
                                     appended to DIR/eval.jsonl, each request's run folder in
                                     DIR/requests/N (default DIR: runs/serve-<UTC time>);
                                     docs/serve.md; tools/rkt_serve_client.py is its client
@@ -219,6 +223,8 @@ std::string usage() {
   replace("%EVAL_CACHE%", eval_defaults::kCacheFolderUnderHome);
   replace("%EVAL_MAX_BYTES%", std::to_string(eval_defaults::kMaxSourceBytes));
   replace("%EVAL_FILE_TIMEOUT%", std::to_string(eval_defaults::kFileTimeoutSeconds));
+  replace("%CORES_PER_JUDGE%", std::to_string(eval_defaults::kCoresPerJudge));
+  replace("%MAX_JUDGES_PER_GPU%", std::to_string(eval_defaults::kMaxJudgesPerGpu));
   replace("%EVAL_CACHE_LIMIT_VARIABLE%", eval_defaults::kCacheLimitVariable);
   replace("%EVAL_CACHE_LIMIT%", std::to_string(eval_defaults::kCacheLimitMegabytes));
   replace("%BENCH_TIMEOUT%", std::to_string(defaults::kBenchmarkProcessTimeoutSeconds));
@@ -425,7 +431,11 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
   if (argc >= 2) {
     const std::string command = argv[1];
     const std::vector<std::string> args(argv + 2, argv + argc);
-    if (command == "--help" || command == "-h" || command == "help") {
+    // "rkt eval --help" as "rkt --help" (bench's flags are Google Benchmark's, its help too).
+    const bool asks_for_help = command != "bench" && std::any_of(args.begin(), args.end(), [](const std::string& arg) {
+      return arg == "--help" || arg == "-h";
+    });
+    if (command == "--help" || command == "-h" || command == "help" || asks_for_help) {
       std::cout << usage();
       return 0;
     }

@@ -47,7 +47,7 @@ int run_eval_command(const std::vector<std::string>& args, const std::string& ju
   std::map<std::string, std::string> values;
   EvalOptions options;
   std::string error;
-  if (!parse_arguments(args, {"--task", "--out", "--jobs", "--timeout", "--benchmark-timeout", "--file-timeout", "--recheck", "--server"},
+  if (!parse_arguments(args, {"--task", "--out", "--jobs", "--judges-per-gpu", "--timeout", "--benchmark-timeout", "--file-timeout", "--recheck", "--server"},
                        {"--json", "--allow-declarations"}, values, options.sources, error)) {
     return report_usage_error("eval: " + error);
   }
@@ -59,6 +59,7 @@ int run_eval_command(const std::vector<std::string>& args, const std::string& ju
     if (find_task(options.task) == nullptr) return report_usage_error(unknown_task_message(options.task));
   }
   for (const auto& [name, target] : {std::pair<const char*, int*>{"--jobs", &options.jobs},
+                                     {"--judges-per-gpu", &options.judges_per_gpu},
                                      {"--timeout", &options.case_timeout_seconds},
                                      {"--benchmark-timeout", &options.benchmark_timeout_seconds},
                                      {"--file-timeout", &options.file_timeout_seconds},
@@ -77,7 +78,7 @@ int run_eval_command(const std::vector<std::string>& args, const std::string& ju
   options.worker = kernels.worker;
   if (values.count("--server")) {
     // The server writes its own records and run folders, with its own compilers.
-    for (const char* local : {"--out", "--jobs", "--recheck"}) {
+    for (const char* local : {"--out", "--jobs", "--judges-per-gpu", "--recheck"}) {
       if (values.count(local)) {
         return report_usage_error(std::string(local) + " does not go with --server (the server keeps its own "
                                   "folder and compilers; rkt serve --help)");

@@ -24,6 +24,12 @@ inline constexpr std::size_t kMaxLocalIncludes = 256;  // [files]
 /// A file's child judge (its kernels' cases and benchmarks) still running after this long is
 /// killed; its kernels judged by then keep their records, the file gets a judge_timeout record.
 inline constexpr int kFileTimeoutSeconds = 1200;  // [s] --file-timeout overrides
+/// How many files' judges share one GPU at once (--judges-per-gpu overrides): most of a judge's
+/// time is process starts, drawing and comparing, which overlap; their benchmarks still time one
+/// at a time, each with the GPU to itself (framework/timing/device_lease.h). At most one judge
+/// per kCoresPerJudge cores, so that starts and comparisons do not wait for the CPU.
+inline constexpr int kMaxJudgesPerGpu = 4;  // [judges]
+inline constexpr int kCoresPerJudge = 4;    // [cores]
 /// How many of the compiler's error lines a compile_error record quotes.
 inline constexpr int kCompileErrorLines = 8;  // [lines]
 

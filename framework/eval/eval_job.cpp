@@ -350,20 +350,24 @@ int run_eval_job(const EvalOptions& options) {
     target.gpu = gpu;
     finish(i, judge_library(options, compiled[i], target), false);
   };
-  // CUDA files: one child judge per visible GPU at a time, each shown its GPU alone. CPU files
-  // after them, one at a time: CPU benchmarks running side by side would time each other.
+  // CUDA files: --judges-per-gpu child judges on each visible GPU at a time, each shown its GPU
+  // alone (several GPUs) and timing with the GPU to itself (framework/timing/device_lease.h).
+  // CPU files after them, one at a time: CPU benchmarks running side by side would time each other.
   const std::vector<std::string> gpus = visible_gpus();
-  if (gpus.size() > 1 && cuda_files.size() > 1) {
+  const std::vector<std::string> slots = judge_slots(
+      gpus.size() > 1 ? gpus : std::vector<std::string>{},
+      options.judges_per_gpu > 0 ? options.judges_per_gpu : judges_per_gpu_by_default());
+  if (slots.size() > 1 && cuda_files.size() > 1) {
     std::atomic<std::size_t> next{0};
     std::vector<std::thread> judges;
-    for (const std::string& gpu : gpus) {
-      judges.emplace_back([&, gpu] {
+    for (std::size_t s = 0; s < std::min(slots.size(), cuda_files.size()); ++s) {
+      judges.emplace_back([&, gpu = slots[s]] {
         for (std::size_t k = next++; k < cuda_files.size(); k = next++) judge(cuda_files[k], gpu);
       });
     }
     for (std::thread& thread : judges) thread.join();
   } else {
-    for (std::size_t i : cuda_files) judge(i, "");
+    for (std::size_t i : cuda_files) judge(i, slots.front());
   }
   for (std::size_t i : other_files) judge(i, "");
   if (options.recheck > 0) {

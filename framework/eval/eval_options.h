@@ -14,6 +14,8 @@ struct EvalOptions {
   std::string output_directory;  ///< --out (default runs/eval-<UTC time>)
   bool json = false;             ///< --json: one record per kernel on stdout, progress on stderr
   int jobs = 0;                  ///< --jobs: compilers at a time (0: the core count)
+  /// --judges-per-gpu: CUDA files judged at once on each GPU (0: judges_per_gpu_by_default()).
+  int judges_per_gpu = 0;
   int case_timeout_seconds = 0;       ///< --timeout, passed to each child judge (0: its default)
   int benchmark_timeout_seconds = 0;  ///< --benchmark-timeout, likewise
   int file_timeout_seconds = 0;  ///< --file-timeout: one file's judge in all (0: kFileTimeoutSeconds)

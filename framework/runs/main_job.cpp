@@ -130,7 +130,8 @@ void print_case_progress(const std::string& position, const CaseProgress& progre
               << ", " << duration_text(progress.seconds) << "\n" << std::flush;
   } else if (progress.event == CaseProgress::Event::still_running) {
     std::cout << "rkt run: " << position << " still running " << kernel << ": " << name << ", "
-              << duration_text(progress.seconds) << "\n" << std::flush;
+              << duration_text(progress.seconds)
+              << (progress.status.empty() ? "" : " (" + progress.status + ")") << "\n" << std::flush;
   }
 }
 

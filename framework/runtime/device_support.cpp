@@ -36,6 +36,24 @@ std::string device_unavailable_reason(Device device) {
 
 bool device_available(Device device) { return device_unavailable_reason(device).empty(); }
 
+std::string device_identity(Device device) {
+  if (device == Device::cpu || !device_available(device)) return "";
+#if RKT_WITH_CUDA
+  cudaDeviceProp properties{};
+  if (cudaGetDeviceProperties(&properties, c10::cuda::current_device()) != cudaSuccess) return "";
+  static const char kHex[] = "0123456789abcdef";
+  std::string identity = "gpu-";
+  for (int i = 0; i < 16; ++i) {
+    const auto byte = static_cast<unsigned char>(properties.uuid.bytes[i]);
+    identity += kHex[byte >> 4];
+    identity += kHex[byte & 15];
+  }
+  return identity;
+#else
+  return "";
+#endif
+}
+
 namespace {
 double host_milliseconds() {
   return std::chrono::duration<double, std::milli>(

@@ -12,6 +12,10 @@ bool device_available(Device device);
 /// Why `device` is unavailable ("" when it is available), e.g. "no CUDA device is visible".
 std::string device_unavailable_reason(Device device);
 
+/// What names this process's `device` machine-wide, whatever CUDA_VISIBLE_DEVICES numbered it:
+/// "gpu-<UUID>" for the current CUDA device, "" on the CPU or where no CUDA device is visible.
+std::string device_identity(Device device);
+
 /// A scope that makes a dedicated, non-default CUDA stream current; on the CPU it does nothing.
 /// Kernels must launch on `stream()`; results are read back through it alone.
 class KernelStreamScope {

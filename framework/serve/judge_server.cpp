@@ -169,19 +169,20 @@ int JudgeServer::serve() {
     std::cerr << "rkt serve: error: " << error << "\n";
     return 2;
   }
-  // A judge per GPU for .cu files (none visible: one, whose kernels skip), one for .cpp files.
-  std::vector<std::string> gpus = visible_gpus();
+  // --judges-per-gpu judges on each GPU for .cu files, their benchmarks taking turns
+  // (framework/timing/device_lease.h; none visible: as many, whose kernels skip), one for .cpp files.
+  const std::vector<std::string> gpus = visible_gpus();
   const bool no_gpu = gpus.empty();
-  if (no_gpu) gpus.push_back("");
+  const int per_gpu = options_.eval.judges_per_gpu > 0 ? options_.eval.judges_per_gpu : judges_per_gpu_by_default();
   std::vector<std::thread> judges;
-  for (const std::string& gpu : gpus) {
+  for (const std::string& gpu : judge_slots(gpus.size() > 1 ? gpus : std::vector<std::string>{}, per_gpu)) {
     judges.emplace_back([this, gpu] { judge_jobs(gpu_queue_, gpu); });
   }
   judges.emplace_back([this] { judge_jobs(cpu_queue_, ""); });
   {
     const std::lock_guard<std::mutex> hold(log_);
     std::cout << "rkt serve: listening on " << options_.socket_path << " (judges: "
-              << (no_gpu ? std::string("no GPU visible") : std::to_string(gpus.size()) + " GPU")
+              << per_gpu << (no_gpu ? std::string(" (no GPU visible)") : " on each of " + std::to_string(gpus.size()) + (gpus.size() == 1 ? " GPU" : " GPUs"))
               << " for .cu files, 1 for .cpp files; toolchain: " << toolchain_.origin
               << "), seed " << base_seed() << ", records in " << eval.output_directory << "/eval.jsonl\n"
               << std::flush;
@@ -347,7 +348,7 @@ int run_serve_command(const std::vector<std::string>& args, const std::string& j
                       const std::string& worker) {
   std::map<std::string, std::string> values;
   std::string error;
-  if (!parse_named_options(args, {"--socket", "--out", "--timeout", "--benchmark-timeout", "--file-timeout"},
+  if (!parse_named_options(args, {"--socket", "--out", "--judges-per-gpu", "--timeout", "--benchmark-timeout", "--file-timeout"},
                            {"--allow-declarations"}, values, error)) {
     return report_usage_error("serve: " + error);
   }
@@ -356,7 +357,8 @@ int run_serve_command(const std::vector<std::string>& args, const std::string& j
   }
   ServeOptions options;
   options.socket_path = values["--socket"];
-  for (const auto& [name, target] : {std::pair<const char*, int*>{"--timeout", &options.eval.case_timeout_seconds},
+  for (const auto& [name, target] : {std::pair<const char*, int*>{"--judges-per-gpu", &options.eval.judges_per_gpu},
+                                     {"--timeout", &options.eval.case_timeout_seconds},
                                      {"--benchmark-timeout", &options.eval.benchmark_timeout_seconds},
                                      {"--file-timeout", &options.eval.file_timeout_seconds}}) {
     if (values.count(name) == 0) continue;

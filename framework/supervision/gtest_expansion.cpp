@@ -13,6 +13,7 @@
 #include "framework/supervision/case_records_json.h"
 #include "framework/supervision/cases_beside.h"
 #include "framework/supervision/verdict_channel.h"
+#include "framework/timing/device_lease.h"
 
 namespace rkt {
 namespace {
@@ -92,6 +93,8 @@ class KernelBenchmarkTest : public ::testing::Test {
     // The cases' cached device memory goes back to the device: the baselines' allocations are
     // timed against a pool as a fresh process would hold it.
     release_cached_device_memory(kernel_.device());
+    // The device alone while timing: judges sharing it wait (framework/timing/device_lease.h).
+    const ExclusiveDeviceLease lease(kernel_.device());
     // Its inputs would come with `rkt test --filter '<kernel>.benchmark'`, which replays nothing:
     // the case exists only under the main job.
     const WithheldCaseInputs withheld;
@@ -114,7 +117,12 @@ void register_gtest_cases() {
     const TaskSpec* task = find_task(kernel->task_id());
     if (task == nullptr) continue;  // Reported by registry validation.
     for (KernelCase& kernel_case : cases_of(*kernel, *task)) {
-      std::function<CaseOutcome()> run = kernel_case.run;
+      // A case shares its device's lease while it runs, beside or not: a judge timing on the
+      // same GPU waits for it, and it waits for that judge (framework/timing/device_lease.h).
+      std::function<CaseOutcome()> run = [inner = kernel_case.run, device = kernel->device()] {
+        const SharedDeviceLease lease(device);
+        return inner();
+      };
       if (kernel_case.runs_beside) {
         const std::string full_name = kernel_case.suite + "." + kernel_case.name;
         offer_case_beside(full_name, std::move(run));

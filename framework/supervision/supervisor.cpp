@@ -106,6 +106,9 @@ ChildResult run_child(const SupervisionOptions& options, const std::string& filt
   auto last_record = std::chrono::steady_clock::now();
   auto last_heartbeat = last_record;  // the last report of the running case (on_progress)
   bool seen_record = false;
+  // The running case waits for its GPU, which another judge is timing on ("waiting WHY" ...
+  // "resumed"): no case clock runs meanwhile; the holder's own supervisor bounds its hold.
+  std::string waiting_for_device;
   while (true) {
     pollfd poll_fd{pipe_fds[0], POLLIN, 0};
     const int ready = ::poll(&poll_fd, 1, 1000);
@@ -113,7 +116,7 @@ ChildResult run_child(const SupervisionOptions& options, const std::string& filt
       const auto now = std::chrono::steady_clock::now();
       if (now - last_heartbeat >= std::chrono::seconds(options.progress_interval_seconds)) {
         last_heartbeat = now;
-        options.on_progress({CaseProgress::Event::still_running, result.running, "",
+        options.on_progress({CaseProgress::Event::still_running, result.running, waiting_for_device,
                              std::chrono::duration<double>(now - result.running_since).count()});
       }
     }
@@ -123,7 +126,7 @@ ChildResult run_child(const SupervisionOptions& options, const std::string& filt
       const int limit = seen_record ? case_timeout_for(options, result.running)
                                     : std::max(case_timeout_for(options, result.running), kChildStartupSeconds);
       const auto silent = std::chrono::steady_clock::now() - last_record;
-      if (silent > std::chrono::seconds(limit)) {
+      if (waiting_for_device.empty() && silent > std::chrono::seconds(limit)) {
         result.timed_out = true;
         ::kill(-pid, SIGKILL);
         break;
@@ -163,7 +166,14 @@ ChildResult run_child(const SupervisionOptions& options, const std::string& filt
         continue;
       }
       last_record = std::chrono::steady_clock::now();
-      if (kind == "start") {
+      if (kind == "waiting") {
+        std::getline(fields, waiting_for_device);
+        if (!waiting_for_device.empty() && waiting_for_device[0] == ' ') waiting_for_device.erase(0, 1);
+        waiting_for_device = unescape_record_field(waiting_for_device);
+        if (waiting_for_device.empty()) waiting_for_device = "waiting for the device";
+      } else if (kind == "resumed") {
+        waiting_for_device.clear();
+      } else if (kind == "start") {
         fields >> result.running;
         result.running_since = last_record;
         result.running_inputs = {};

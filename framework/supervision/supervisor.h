@@ -32,7 +32,9 @@ struct CaseProgress {
   enum class Event { started, still_running, ended };
   Event event = Event::started;
   std::string case_name;   ///< "relu/cpu_naive.property_shapes"
-  std::string status;      ///< Event::ended: "passed", "failed", "skipped" or "crashed"
+  std::string status;      ///< Event::ended: "passed", "failed", "skipped" or "crashed";
+                           ///< Event::still_running: what it waits for, when it waits for its
+                           ///< GPU ("waiting for sole use of gpu-... (another judge is ...)")
   double seconds = 0;      // [s] since the case started
 };
 

@@ -10,6 +10,7 @@
 #include "framework/base/record_fields.h"
 #include "framework/cases/case_announcement.h"
 #include "framework/supervision/case_records_json.h"
+#include "framework/timing/device_lease.h"
 
 namespace rkt {
 namespace {
@@ -87,6 +88,11 @@ bool install_verdict_reporter() {
   ::unsetenv(kVerdictFdVariable);
   ::unsetenv(kVerdictNonceVariable);
   ::testing::UnitTest::GetInstance()->listeners().Append(new VerdictReporter);
+  // "waiting WHY" / "resumed": the running case waits for its GPU, which another judge is timing
+  // on; the supervisor's clock for it stops meanwhile (framework/timing/device_lease.h).
+  set_device_lease_wait_listener([](bool waiting, const std::string& why) {
+    write_record(waiting ? "waiting " + escape_record_field(why) : "resumed");
+  });
   return true;
 }
 

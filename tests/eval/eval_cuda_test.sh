@@ -40,3 +40,19 @@ CUDA_VISIBLE_DEVICES=0,1 "$rkt" eval "$good" "$work/copy.cu" --out "$work/two" >
   || { cat "$work/two.log"; fail "two CUDA files on two GPUs failed"; }
 grep -q "judging .* on GPU 0" "$work/two.log" && grep -q "judging .* on GPU 1" "$work/two.log" \
   || { cat "$work/two.log"; fail "the two files were not spread over the two GPUs"; }
+
+# Judges sharing a GPU: --judges-per-gpu 2 on two GPUs starts four judges at once, two on each
+# (before, one per GPU: the third file waited for the first); their benchmarks would take turns
+# with the GPU alone (framework/timing/device_lease.h, tests/unit/device_lease_test.cpp).
+for n in 3 4; do
+  sed "s/ROBUST_KERNEL_TEST(softmax, \([a-z_]*\),/ROBUST_KERNEL_TEST(softmax, \1_copy$n,/" "$good" > "$work/copy$n.cu"
+done
+CUDA_VISIBLE_DEVICES=0,1 "$rkt" eval "$good" "$work/copy.cu" "$work/copy3.cu" "$work/copy4.cu" \
+  --judges-per-gpu 2 --out "$work/four" > "$work/four.log" 2>&1 \
+  || { cat "$work/four.log"; fail "four CUDA files, two judges on each of two GPUs, failed"; }
+before_first_verdict="$(awk '/\[[0-9]+\/4\] / && !/ judging / { exit } { print }' "$work/four.log")"
+[ "$(grep -c "judging .* on GPU 0" <<<"$before_first_verdict")" = 2 ] &&
+  [ "$(grep -c "judging .* on GPU 1" <<<"$before_first_verdict")" = 2 ] \
+  || { cat "$work/four.log"; fail "the four files were not judged two at a time on each GPU"; }
+echo "judges per GPU: four files judged at once, two on each GPU"
+

@@ -1,0 +1,183 @@
+#include "framework/timing/device_lease.h"
+
+#include <sys/stat.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "framework/base/shared_file_lock.h"
+#include "framework/runtime/device_support.h"
+
+namespace rkt {
+namespace {
+
+// This process's hold on one lease: the file lock, taken once, and who in the process needs it.
+struct LeaseHold {
+  std::unique_ptr<SharedFileLock> lock;
+  int shared_holders = 0;
+  bool taking = false;     ///< A thread is taking the file lock (shared or alone).
+  bool exclusive = false;  ///< Held alone by a thread of this process: `owner`,
+  std::thread::id owner;   ///< which may take it again (a benchmark times its baselines);
+  int exclusive_depth = 0; ///< how many of its holds are open.
+};
+
+std::mutex leases_mutex;
+std::condition_variable leases_changed;
+std::map<std::string, LeaseHold> holds;  // By lease file path; guarded by leases_mutex.
+std::function<void(bool, const std::string&)> wait_listener;
+
+std::string lease_folder() {
+  const char* chosen = std::getenv(kDeviceLeaseFolderVariable);
+  return chosen != nullptr && *chosen != '\0' ? chosen : kDeviceLeaseFolder;
+}
+
+SharedFileLock& lock_of(LeaseHold& hold, const std::string& path) {
+  if (!hold.lock) {
+    const std::string folder = path.substr(0, path.rfind('/'));
+    if (::mkdir(folder.c_str(), 01777) == 0) ::chmod(folder.c_str(), 01777);
+    hold.lock = std::make_unique<SharedFileLock>(path);
+  }
+  return *hold.lock;
+}
+
+// "gpu-<UUID>" of ".../gpu-<UUID>.lock", for messages.
+std::string key_of_path(const std::string& path) {
+  const std::string name = path.substr(path.rfind('/') + 1);
+  return name.substr(0, name.rfind(".lock"));
+}
+
+// Takes the file lock, telling the listener when that means waiting for another process.
+void take(SharedFileLock& lock, bool alone, const std::string& path) {
+  const std::string key = key_of_path(path);
+  if (alone ? lock.try_lock_exclusive() : lock.try_lock_shared()) return;
+  const std::string why = std::string("waiting for ") + (alone ? "sole use of " : "a share of ") +
+                          key + " (another judge is " + (alone ? "using" : "timing on") + " it)";
+  std::function<void(bool, const std::string&)> listener;
+  {
+    const std::lock_guard<std::mutex> guard(leases_mutex);
+    listener = wait_listener;
+  }
+  if (listener) listener(true, why);
+  alone ? lock.lock_exclusive() : lock.lock_shared();
+  if (listener) listener(false, why);
+}
+
+// The lease file of `device`, or "" where nothing is to be taken (the CPU, no GPU visible).
+std::string path_of(Device device) {
+  const std::string identity = device_identity(device);
+  return identity.empty() ? "" : device_lease_path(identity);
+}
+
+std::string path_of(const std::string& key) { return key.empty() ? "" : device_lease_path(key); }
+
+// False when nothing was taken: no lease (the CPU), or this thread holds it alone already.
+bool hold_shared(const std::string& path) {
+  if (path.empty()) return false;
+  std::unique_lock<std::mutex> guard(leases_mutex);
+  LeaseHold& hold = holds[path];
+  if (hold.exclusive && hold.owner == std::this_thread::get_id()) return false;
+  leases_changed.wait(guard, [&] { return !hold.taking && !hold.exclusive; });
+  if (hold.shared_holders > 0) {
+    ++hold.shared_holders;
+    return true;
+  }
+  SharedFileLock& lock = lock_of(hold, path);
+  hold.taking = true;
+  guard.unlock();
+  try {
+    take(lock, false, path);
+  } catch (...) {
+    guard.lock();
+    hold.taking = false;
+    leases_changed.notify_all();
+    throw;
+  }
+  guard.lock();
+  hold.taking = false;
+  hold.shared_holders = 1;
+  leases_changed.notify_all();
+  return true;
+}
+
+void release_shared(const std::string& path) {
+  const std::lock_guard<std::mutex> guard(leases_mutex);
+  LeaseHold& hold = holds[path];
+  if (--hold.shared_holders == 0) hold.lock->unlock();
+  leases_changed.notify_all();
+}
+
+}  // namespace
+
+void set_device_lease_wait_listener(std::function<void(bool waiting, const std::string& why)> listener) {
+  const std::lock_guard<std::mutex> guard(leases_mutex);
+  wait_listener = std::move(listener);
+}
+
+std::string device_lease_path(const std::string& key) { return lease_folder() + "/" + key + ".lock"; }
+
+SharedDeviceLease::SharedDeviceLease(Device device) {
+  const std::string path = path_of(device);
+  if (hold_shared(path)) path_ = path;
+}
+
+SharedDeviceLease::SharedDeviceLease(const std::string& key) {
+  const std::string path = path_of(key);
+  if (hold_shared(path)) path_ = path;
+}
+
+SharedDeviceLease::~SharedDeviceLease() {
+  if (!path_.empty()) release_shared(path_);
+}
+
+ExclusiveDeviceLease::ExclusiveDeviceLease(Device device) : path_(path_of(device)) { hold(); }
+
+ExclusiveDeviceLease::ExclusiveDeviceLease(const std::string& key) : path_(path_of(key)) { hold(); }
+
+void ExclusiveDeviceLease::hold() {
+  if (path_.empty()) return;
+  const auto start = std::chrono::steady_clock::now();
+  std::unique_lock<std::mutex> guard(leases_mutex);
+  LeaseHold& hold = holds[path_];
+  if (hold.exclusive && hold.owner == std::this_thread::get_id()) {
+    ++hold.exclusive_depth;
+    return;
+  }
+  // This process's own shared holds end first (a case beside still running): the file lock
+  // would otherwise wait for its own process.
+  leases_changed.wait(guard, [&] { return !hold.taking && !hold.exclusive && hold.shared_holders == 0; });
+  SharedFileLock& lock = lock_of(hold, path_);
+  hold.taking = true;
+  guard.unlock();
+  try {
+    take(lock, true, path_);
+  } catch (...) {
+    guard.lock();
+    hold.taking = false;
+    leases_changed.notify_all();
+    throw;
+  }
+  guard.lock();
+  hold.taking = false;
+  hold.exclusive = true;
+  hold.owner = std::this_thread::get_id();
+  hold.exclusive_depth = 1;
+  waited_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+ExclusiveDeviceLease::~ExclusiveDeviceLease() {
+  if (path_.empty()) return;
+  const std::lock_guard<std::mutex> guard(leases_mutex);
+  LeaseHold& hold = holds[path_];
+  if (--hold.exclusive_depth > 0) return;
+  hold.lock->unlock();
+  hold.exclusive = false;
+  hold.owner = {};
+  leases_changed.notify_all();
+}
+
+}  // namespace rkt

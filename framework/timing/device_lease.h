@@ -1,0 +1,72 @@
+// Who may use a GPU while a benchmark is timed on it.
+//
+// Several judges may share one GPU (rkt eval and rkt serve judge a few files at once on each GPU;
+// a user may run two rkt commands): correctness needs the device only to be correct, but a timed
+// kernel must have it to itself. So every judge process takes its GPU's lease shared while it
+// runs a case there (cases_of's work, a sanitizer case beside), and alone while it times (the
+// benchmark case, rkt baselines, rkt bench). The lease is a SharedFileLock named by the GPU's UUID
+// in kDeviceLeaseFolder (RKT_DEVICE_LEASE_DIR overrides it), so judges that see the GPU under
+// different CUDA_VISIBLE_DEVICES numbers still meet; a judge that dies releases its hold.
+//
+// Within a process the holds nest: the shared hold is taken once for every thread that needs it
+// (the main thread's case and the cases beside) and released when the last one ends; a hold
+// alone waits until this process's own shared holds have ended.
+//
+// On the CPU nothing is taken: CPU benchmarks are kept apart by running CPU work one judge at a
+// time (rkt eval judges CPU files in turn).
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "rkt/tensor_view.h"
+
+namespace rkt {
+
+/// Where the lease files are, unless RKT_DEVICE_LEASE_DIR names another folder (created when
+/// missing, mode 1777 as /tmp, so that every user's judges meet in it).
+inline constexpr const char* kDeviceLeaseFolder = "/tmp/rkt-device-leases";
+inline constexpr const char* kDeviceLeaseFolderVariable = "RKT_DEVICE_LEASE_DIR";
+
+/// Told when this process starts (true) and stops (false) waiting for a lease that another
+/// process holds alone, or shares while this one wants it alone: the supervisor's clock for the
+/// running case stops meanwhile (verdict_channel.cpp writes the records). One listener a process.
+void set_device_lease_wait_listener(std::function<void(bool waiting, const std::string& why)> listener);
+
+/// Holds the lease of `device` shared for its lifetime (nothing on the CPU).
+class SharedDeviceLease {
+ public:
+  explicit SharedDeviceLease(Device device);
+  /// The lease named `key` (a test's own, without a GPU).
+  explicit SharedDeviceLease(const std::string& key);
+  ~SharedDeviceLease();
+  SharedDeviceLease(const SharedDeviceLease&) = delete;
+  SharedDeviceLease& operator=(const SharedDeviceLease&) = delete;
+
+ private:
+  std::string path_;  ///< The lease file this holds a share of; "" when it took nothing.
+};
+
+/// Holds the lease of `device` alone for its lifetime (nothing on the CPU).
+class ExclusiveDeviceLease {
+ public:
+  explicit ExclusiveDeviceLease(Device device);
+  explicit ExclusiveDeviceLease(const std::string& key);
+  ~ExclusiveDeviceLease();
+  ExclusiveDeviceLease(const ExclusiveDeviceLease&) = delete;
+  ExclusiveDeviceLease& operator=(const ExclusiveDeviceLease&) = delete;
+
+  /// Seconds this hold waited for other judges (0 when the lease was free).
+  double waited_seconds() const { return waited_seconds_; }
+
+ private:
+  void hold();
+
+  std::string path_;  ///< The lease file; "" when nothing is taken.
+  double waited_seconds_ = 0;
+};
+
+/// The lease file of `key` ("<folder>/<key>.lock"); tests look at it.
+std::string device_lease_path(const std::string& key);
+
+}  // namespace rkt

@@ -1,0 +1,236 @@
+// The lease that keeps judges sharing a GPU out of each other's timings
+// (framework/timing/device_lease.h), over its file lock (framework/base/shared_file_lock.h), and
+// the supervisor's clock, which stops while a case waits for it. No GPU needed: the leases are
+// taken by name, and two SharedFileLock objects on one path meet as two processes would.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <thread>
+
+#include "framework/base/shared_file_lock.h"
+#include "framework/supervision/supervisor.h"
+#include "framework/timing/device_lease.h"
+
+namespace rkt {
+namespace {
+
+// A new empty folder for each call (POSIX calls only: std::filesystem's symbols resolve into
+// LibTorch's copy in this binary, whose remove_all crashes).
+std::string fresh_folder(const std::string& name) {
+  std::string pattern = ::testing::TempDir() + "rkt_lease_" + name + "_XXXXXX";
+  if (::mkdtemp(pattern.data()) == nullptr) ADD_FAILURE() << "mkdtemp failed for " << pattern;
+  return pattern;
+}
+
+bool folder_is_empty(const std::string& folder) {
+  DIR* directory = ::opendir(folder.c_str());
+  if (directory == nullptr) return true;
+  int entries = 0;
+  while (const dirent* entry = ::readdir(directory)) {
+    if (std::string(entry->d_name) != "." && std::string(entry->d_name) != "..") ++entries;
+  }
+  ::closedir(directory);
+  return entries == 0;
+}
+
+// Polls `done` for up to two seconds: a thread that should be blocked has had time to get past.
+bool becomes_true_within_two_seconds(const std::atomic<bool>& done) {
+  for (int i = 0; i < 200 && !done; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return done;
+}
+
+TEST(SharedFileLock, SharersMeetAndASoleHolderKeepsEveryoneOut) {
+  const std::string path = fresh_folder("sharers") + "/gpu.lock";
+  SharedFileLock first(path), second(path), writer(path);
+  first.lock_shared();
+  EXPECT_TRUE(second.try_lock_shared()) << "two sharers at once";
+  EXPECT_FALSE(writer.try_lock_exclusive()) << "a sole holder while others share";
+  first.unlock();
+  EXPECT_FALSE(writer.try_lock_exclusive()) << "one sharer is still there";
+  second.unlock();
+  EXPECT_TRUE(writer.try_lock_exclusive());
+  EXPECT_FALSE(first.try_lock_shared()) << "a sharer while one holds it alone";
+  EXPECT_FALSE(writer.free_now());
+  writer.unlock();
+  EXPECT_TRUE(writer.free_now());
+}
+
+TEST(SharedFileLock, AWaitingSoleHolderKeepsNewSharersOut) {
+  const std::string path = fresh_folder("turnstile") + "/gpu.lock";
+  SharedFileLock sharer(path), late_sharer(path), writer(path);
+  sharer.lock_shared();
+  std::atomic<bool> writer_holds{false};
+  std::thread waiting_writer([&] {
+    writer.lock_exclusive();
+    writer_holds = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the writer is in the turnstile
+  EXPECT_FALSE(writer_holds);
+  EXPECT_FALSE(late_sharer.try_lock_shared())
+      << "a sharer arriving after a waiting writer must queue behind it, or overlapping sharers "
+         "would starve it";
+  sharer.unlock();
+  EXPECT_TRUE(becomes_true_within_two_seconds(writer_holds));
+  waiting_writer.join();
+  writer.unlock();
+  EXPECT_TRUE(late_sharer.try_lock_shared());
+  late_sharer.unlock();
+}
+
+TEST(SharedFileLock, AHolderThatIsKilledReleasesIt) {
+  const std::string path = fresh_folder("killed") + "/gpu.lock";
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t holder = ::fork();
+  ASSERT_GE(holder, 0);
+  if (holder == 0) {
+    SharedFileLock lock(path);
+    lock.lock_exclusive();
+    const char byte = 1;
+    (void)!::write(ready[1], &byte, 1);
+    for (;;) ::pause();
+  }
+  char byte = 0;
+  ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+  SharedFileLock mine(path);
+  EXPECT_FALSE(mine.try_lock_shared()) << "the other process holds it alone";
+  ::kill(holder, SIGKILL);
+  ::waitpid(holder, nullptr, 0);
+  EXPECT_TRUE(mine.try_lock_shared()) << "a killed holder's lock ends with its process";
+  mine.unlock();
+  ::close(ready[0]);
+  ::close(ready[1]);
+}
+
+class DeviceLeaseTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    folder_ = fresh_folder("device");
+    ::setenv(kDeviceLeaseFolderVariable, folder_.c_str(), 1);
+  }
+  void TearDown() override {
+    ::unsetenv(kDeviceLeaseFolderVariable);
+    set_device_lease_wait_listener(nullptr);
+  }
+  std::string folder_;
+};
+
+TEST_F(DeviceLeaseTest, TheProcessSharesOnceForAllItsThreadsAndLetsGoWithTheLast) {
+  const std::string path = device_lease_path("gpu-test");
+  {
+    const SharedDeviceLease main_case("gpu-test");
+    EXPECT_FALSE(SharedFileLock(path).free_now());
+    {
+      const SharedDeviceLease case_beside("gpu-test");  // a second holder: no second file lock
+    }
+    EXPECT_FALSE(SharedFileLock(path).free_now()) << "released with the first of two holders";
+    SharedFileLock other_judge(path);
+    EXPECT_TRUE(other_judge.try_lock_shared()) << "another judge's case shares the GPU";
+    other_judge.unlock();
+    EXPECT_FALSE(other_judge.try_lock_exclusive()) << "another judge's benchmark must wait";
+  }
+  EXPECT_TRUE(SharedFileLock(path).free_now());
+}
+
+TEST_F(DeviceLeaseTest, TimingWaitsForThisProcesssCasesAndNestsOnItsThread) {
+  const std::string path = device_lease_path("gpu-test");
+  std::atomic<bool> timing{false};
+  auto beside = std::make_unique<SharedDeviceLease>("gpu-test");
+  std::thread benchmark([&] {
+    const ExclusiveDeviceLease lease("gpu-test");
+    timing = true;
+    const ExclusiveDeviceLease baselines("gpu-test");  // the benchmark times its baselines too
+    const SharedDeviceLease inside("gpu-test");        // and a share inside it takes nothing
+    EXPECT_FALSE(SharedFileLock(path).try_lock_shared());
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_FALSE(timing) << "timed while a case of the same process still ran";
+  beside.reset();
+  benchmark.join();
+  EXPECT_TRUE(timing);
+  EXPECT_TRUE(SharedFileLock(path).free_now()) << "the nested holds let go with the outermost";
+}
+
+TEST_F(DeviceLeaseTest, WaitingForAnotherJudgeIsToldAndTimed) {
+  std::vector<std::string> heard;
+  std::mutex heard_mutex;
+  set_device_lease_wait_listener([&](bool waiting, const std::string& why) {
+    const std::lock_guard<std::mutex> guard(heard_mutex);
+    heard.push_back((waiting ? "waiting: " : "resumed: ") + why);
+  });
+  SharedFileLock other_judge(device_lease_path("gpu-test"));
+  {
+    const SharedDeviceLease create_the_files("gpu-test");
+  }
+  ASSERT_TRUE(other_judge.try_lock_shared());
+  std::atomic<double> waited{-1};
+  std::thread benchmark([&] {
+    const ExclusiveDeviceLease lease("gpu-test");
+    waited = lease.waited_seconds();
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  other_judge.unlock();
+  benchmark.join();
+  EXPECT_GE(waited, 0.25);
+  const std::lock_guard<std::mutex> guard(heard_mutex);
+  ASSERT_EQ(heard.size(), 2u);
+  EXPECT_EQ(heard[0].rfind("waiting: waiting for sole use of gpu-test", 0), 0u) << heard[0];
+  EXPECT_EQ(heard[1].rfind("resumed: ", 0), 0u);
+  // Free: nothing is said.
+  heard.clear();
+  { const ExclusiveDeviceLease free_lease("gpu-test"); }
+  EXPECT_TRUE(heard.empty());
+}
+
+TEST_F(DeviceLeaseTest, NothingIsTakenOnTheCpu) {
+  const SharedDeviceLease shared(Device::cpu);
+  const ExclusiveDeviceLease alone(Device::cpu);  // would wait for `shared` if either took a lock
+  EXPECT_EQ(alone.waited_seconds(), 0);
+  EXPECT_TRUE(folder_is_empty(folder_));
+}
+
+// A child that waits for its GPU past its case timeout, saying so, is not killed as hung; the
+// same child silent for as long is (the control: this test can fail).
+SupervisedRun run_script_child(const std::string& folder, bool says_it_waits) {
+  const std::string script = folder + (says_it_waits ? "/waits.sh" : "/silent.sh");
+  {
+    std::ofstream out(script);
+    out << "#!/bin/sh\n"
+        << "say() { echo \"RKT $RKT_VERDICT_NONCE $*\" >&\"$RKT_VERDICT_FD\"; }\n"
+        // A child started for the cases left (the filter then excludes the one that ended).
+        << "case \"$2\" in *=*-*) say complete; exit 0;; esac\n"
+        << "say start waiting.case\n"
+        << (says_it_waits ? "say waiting waiting for sole use of gpu-test\n" : "")
+        << "sleep 3\n"
+        << (says_it_waits ? "say resumed\n" : "")
+        << "say end waiting.case passed 3000 done\n"
+        << "say complete\n";
+  }
+  ::chmod(script.c_str(), 0700);
+  SupervisionOptions options;
+  options.executable = script;
+  options.gtest_filter = "waiting.case";
+  options.case_timeout_seconds = 1;
+  options.echo_child_output = false;
+  return run_supervised(options);
+}
+
+TEST_F(DeviceLeaseTest, TheSupervisorsClockStopsWhileACaseWaitsForItsGpu) {
+  const SupervisedRun waited = run_script_child(folder_, true);
+  ASSERT_EQ(waited.cases.size(), 1u);
+  EXPECT_EQ(waited.cases[0].status, "passed") << waited.cases[0].message;
+  const SupervisedRun silent = run_script_child(folder_, false);
+  ASSERT_FALSE(silent.cases.empty());
+  EXPECT_EQ(silent.cases[0].status, "crashed") << "the control: a silent child past its timeout";
+}
+
+}  // namespace
+}  // namespace rkt

@@ -4,19 +4,23 @@
 # the figure), then the same files compiled into one suite against an installed package and run
 # by that suite's `run` on the same seed, and compare_with_suite.py: every verdict as expected and
 # equal to the suite's, case by case.
-#   eval_batch.sh RKT PREFIX OUT [--device cuda|cpu] [--count N] [--timeout S] [-- CMAKE_ARGS...]
+#   eval_batch.sh RKT PREFIX OUT [--device cuda|cpu] [--count N] [--timeout S] [--suite-shards K]
+#                 [-- CMAKE_ARGS...]
+# --suite-shards K: the suite's run as K shards at once (`run --shard I/K`, then `merge`), which
+# share the GPU as rkt eval's judges do (framework/timing/device_lease.h); default 1.
 # RKT: the rkt that evaluates; PREFIX: an installed RobustKernelTest (cmake --install); OUT: a
 # fresh folder for everything (candidates/, cache/, eval/, suite/, suite_run/, times.txt,
 # comparison.md). CMAKE_ARGS go to the suite's configure (e.g. -DCMAKE_PREFIX_PATH=...).
 set -euo pipefail
 rkt="$1"; prefix="$2"; out="$3"
 shift 3
-device=cuda count=50 timeout=60
+device=cuda count=50 timeout=60 suite_shards=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --device) device="$2"; shift 2 ;;
     --count) count="$2"; shift 2 ;;
     --timeout) timeout="$2"; shift 2 ;;
+    --suite-shards) suite_shards="$2"; shift 2 ;;
     --) shift; break ;;
     *) echo "eval_batch.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
@@ -64,8 +68,26 @@ cmake --build "$out/suite" -j "$(nproc)" > "$out/suite_build.log" 2>&1 || { tail
 echo "suite of the same files: configure + build $(($(date +%s) - start)) s" | tee -a "$out/times.txt"
 start=$(date +%s)
 set +e
-"$out/suite/batch" run --kernel relu/batch_ --out "$out/suite_run" --timeout "$timeout" > "$out/suite_run.log" 2>&1
-suite_code=$?
+if [ "$suite_shards" -gt 1 ]; then
+  pids=()
+  for i in $(seq 1 "$suite_shards"); do
+    "$out/suite/batch" run --kernel relu/batch_ --shard "$i/$suite_shards" --out "$out/suite_shard_$i" \
+      --timeout "$timeout" > "$out/suite_run_$i.log" 2>&1 &
+    pids+=($!)
+  done
+  suite_code=0
+  for pid in "${pids[@]}"; do
+    wait "$pid"
+    code=$?
+    [ "$code" -gt "$suite_code" ] && suite_code=$code
+  done
+  shards=()
+  for i in $(seq 1 "$suite_shards"); do shards+=("$out/suite_shard_$i"); done
+  "$out/suite/batch" merge --out "$out/suite_run" "${shards[@]}" > "$out/suite_run.log" 2>&1 || suite_code=2
+else
+  "$out/suite/batch" run --kernel relu/batch_ --out "$out/suite_run" --timeout "$timeout" > "$out/suite_run.log" 2>&1
+  suite_code=$?
+fi
 set -e
 echo "suite run: exit $suite_code, $(($(date +%s) - start)) s" | tee -a "$out/times.txt"
 [ "$suite_code" -le 1 ] || { tail -n 30 "$out/suite_run.log"; exit 1; }

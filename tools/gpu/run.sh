@@ -399,13 +399,15 @@ if [[ " $steps " == *" eval "* ]]; then
       "$(python3 -c "import time; print(round(time.time() - $t0, 2))") s" | tee -a "$out/eval/times.txt"
   done
   grep -E "compiled|records in" "$out/eval/single_cold.log" | tail -n 2
+  cp /tmp/rkt-eval-single-cached/results.json "$out/eval/single_cached_results.json" 2>/dev/null
   python3 -c 'import json,sys; r=json.loads(open(sys.argv[1]).readline()); print(r["verdict"], r["benchmark"].get("median_ms"), r["benchmark"].get("speedups"))' \
     "$out/eval/single_cached.jsonl" 2>&1 | head -c 600
   echo
   start=$(date +%s)
   cmake --install "$build" --prefix /tmp/rkt-prefix >"$out/eval/install.log" 2>&1
   timeout "${RKT_EVAL_BATCH_LIMIT:-480}" bash tools/eval_batch/eval_batch.sh "$build/bin/rkt" /tmp/rkt-prefix \
-    /tmp/rkt-eval-batch --device cuda --count "${RKT_EVAL_BATCH_COUNT:-50}" --timeout 30 -- \
+    /tmp/rkt-eval-batch --device cuda --count "${RKT_EVAL_BATCH_COUNT:-50}" --timeout 30 \
+    --suite-shards "${RKT_EVAL_SUITE_SHARDS:-1}" -- \
     -DCMAKE_PREFIX_PATH="/tmp/rkt-prefix;$torch_prefix;$deps/usr" -DCMAKE_CUDA_ARCHITECTURES=90 \
     >"$out/eval/batch.log" 2>&1
   echo "eval batch: exit $?, $(($(date +%s) - start)) s"

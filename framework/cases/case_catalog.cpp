@@ -144,7 +144,8 @@ std::vector<KernelCase> cases_of(const KernelSpec& kernel, const TaskSpec& task)
     cases.push_back({kernel.full_id(), std::string("integrity_") + to_string(gate), "integrity",
                      [&kernel, &primary, gate] {
                        return run_integrity_case(kernel, primary, gate);
-                     }});
+                     },
+                     /*runs_beside=*/false, /*timed=*/gate == IntegrityGate::escaped_work});
   }
   // compute-sanitizer over a small call, for kernels on a GPU (framework/cases/sanitizer_cases.h).
   if (kernel.device() == Device::cuda) {

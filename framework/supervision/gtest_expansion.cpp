@@ -118,8 +118,14 @@ void register_gtest_cases() {
     if (task == nullptr) continue;  // Reported by registry validation.
     for (KernelCase& kernel_case : cases_of(*kernel, *task)) {
       // A case shares its device's lease while it runs, beside or not: a judge timing on the
-      // same GPU waits for it, and it waits for that judge (framework/timing/device_lease.h).
-      std::function<CaseOutcome()> run = [inner = kernel_case.run, device = kernel->device()] {
+      // same GPU waits for it, and it waits for that judge; a case that measures a time holds it
+      // alone, as a benchmark does (framework/timing/device_lease.h).
+      std::function<CaseOutcome()> run = [inner = kernel_case.run, device = kernel->device(),
+                                          timed = kernel_case.timed]() -> CaseOutcome {
+        if (timed) {
+          const ExclusiveDeviceLease lease(device);
+          return inner();
+        }
         const SharedDeviceLease lease(device);
         return inner();
       };

@@ -16,6 +16,8 @@
 #include <thread>
 
 #include "framework/base/shared_file_lock.h"
+#include "framework/cases/case_catalog.h"
+#include "rkt/task.h"
 #include "framework/supervision/supervisor.h"
 #include "framework/timing/device_lease.h"
 
@@ -195,6 +197,24 @@ TEST_F(DeviceLeaseTest, NothingIsTakenOnTheCpu) {
   const ExclusiveDeviceLease alone(Device::cpu);  // would wait for `shared` if either took a lock
   EXPECT_EQ(alone.waited_seconds(), 0);
   EXPECT_TRUE(folder_is_empty(folder_));
+}
+
+// The escaped-work gate compares the device's time with the stream's: another judge's work on
+// the GPU reads as work the kernel left behind (H200, 2026-12-03: two honest files of 50 judged
+// four at a time failed it), so it holds the lease alone; no other case measures a time.
+TEST(DeviceLeaseCases, OnlyTheEscapedWorkGateIsTimedAlone) {
+  int kernels_seen = 0;
+  for (KernelSpec* kernel : registered_kernels()) {
+    const TaskSpec* task = find_task(kernel->task_id());
+    if (task == nullptr) continue;
+    ++kernels_seen;
+    for (const KernelCase& kernel_case : cases_of(*kernel, *task)) {
+      EXPECT_EQ(kernel_case.timed, kernel_case.name == "integrity_escaped_work")
+          << kernel_case.suite << "." << kernel_case.name;
+    }
+    if (kernels_seen == 3) break;
+  }
+  EXPECT_GT(kernels_seen, 0);
 }
 
 // A child that waits for its GPU past its case timeout, saying so, is not killed as hung; the

@@ -45,6 +45,23 @@ set -e
 eval_seconds=$("$python" -c "import time; print(round(time.time() - $start, 1))")
 echo "rkt eval of $count files (cold cache): exit $eval_code, $eval_seconds s" | tee "$out/times.txt"
 [ "$eval_code" -le 1 ] || { tail -n 30 "$out/eval.log"; exit 1; }
+# The verdicts against the right answers at once (the suite's comparison below takes longer and
+# may not finish within a GPU call): expected_check.txt.
+"$python" - "$out/eval.jsonl" "$out/candidates/expected.json" <<'PY' | tee "$out/expected_check.txt"
+import json, sys
+records = {}
+for line in open(sys.argv[1]):
+    if line.strip():
+        record = json.loads(line)
+        records[record["file"].rsplit("/", 1)[-1]] = record
+expected = json.load(open(sys.argv[2]))
+wrong = [(name, want["expect"], records.get(name, {}).get("verdict", "missing"), want["family"])
+         for name, want in sorted(expected.items())
+         if records.get(name, {}).get("verdict") != want["expect"]]
+for name, want, got, family in wrong:
+    print("not as expected: %s (%s): expected %s, rkt eval says %s" % (name, family, want, got))
+print("rkt eval verdicts: %d of %d as expected" % (len(expected) - len(wrong), len(expected)))
+PY
 
 # The same files as one suite.
 mkdir -p "$out/suite_source"

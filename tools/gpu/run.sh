@@ -411,7 +411,8 @@ if [[ " $steps " == *" eval "* ]]; then
     -DCMAKE_PREFIX_PATH="/tmp/rkt-prefix;$torch_prefix;$deps/usr" -DCMAKE_CUDA_ARCHITECTURES=90 \
     >"$out/eval/batch.log" 2>&1
   echo "eval batch: exit $?, $(($(date +%s) - start)) s"
-  cp /tmp/rkt-eval-batch/times.txt /tmp/rkt-eval-batch/comparison.md /tmp/rkt-eval-batch/eval.jsonl "$out/eval/" 2>/dev/null
+  cp /tmp/rkt-eval-batch/times.txt /tmp/rkt-eval-batch/comparison.md /tmp/rkt-eval-batch/eval.jsonl \
+    /tmp/rkt-eval-batch/expected_check.txt "$out/eval/" 2>/dev/null
   cat /tmp/rkt-eval-batch/times.txt 2>/dev/null
   tail -n 12 "$out/eval/batch.log"
 fi

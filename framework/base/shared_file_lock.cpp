@@ -85,6 +85,14 @@ bool SharedFileLock::try_lock_exclusive() {
 
 void SharedFileLock::unlock() { ::flock(lock_fd_, LOCK_UN); }
 
+bool SharedFileLock::someone_waiting_to_hold_alone() const {
+  const int probe = ::open((path_ + ".turnstile").c_str(), O_RDWR | O_CLOEXEC);
+  if (probe < 0) return false;
+  const bool taken = ::flock(probe, LOCK_EX | LOCK_NB) != 0;
+  ::close(probe);  // Closing releases the probe's lock.
+  return taken;
+}
+
 bool SharedFileLock::free_now() const {
   const int probe = ::open(path_.c_str(), O_RDWR | O_CLOEXEC);
   if (probe < 0) return true;

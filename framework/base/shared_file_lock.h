@@ -29,6 +29,11 @@ class SharedFileLock {
   /// Releases what this object holds (shared or alone).
   void unlock();
 
+  /// True when someone is in the turnstile: a sole holder waiting for the sharers to leave (or,
+  /// for an instant, a sharer passing through). A long sharer checks it between steps and, when
+  /// true, lets the waiting holder in (SharedDeviceLease's yield).
+  bool someone_waiting_to_hold_alone() const;
+
   /// True when the lock could be taken alone right now (no one holds it, shared or alone);
   /// takes nothing. For tests and diagnostics.
   bool free_now() const;

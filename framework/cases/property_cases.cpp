@@ -10,6 +10,7 @@
 #include "framework/dims/dim_resolution.h"
 #include "framework/dims/kernel_domain.h"
 #include "framework/inputs/seeding.h"
+#include "framework/timing/device_lease.h"
 #include "rkt/defaults.h"
 
 namespace rkt {
@@ -276,6 +277,8 @@ CaseOutcome run_property_trials(const TaskSpec& task, PropertyKind kind,
       inputs.scale = (negative ? -1.0 : 1.0) * std::pow(10.0, milli_decades / 1000.0);
     }
     details = case_details(trial_task, inputs);
+    // A judge waiting to time on this GPU goes first: it waits for one trial, not the whole case.
+    yield_device_lease_to_timing(options.device);
     return trial(trial_task, inputs);
   };
   std::vector<PropertyPhase> phases = property_phases(kind, options.device);

@@ -75,6 +75,8 @@ std::string path_of(Device device) {
 
 std::string path_of(const std::string& key) { return key.empty() ? "" : device_lease_path(key); }
 
+void yield_lease(const std::string& path);
+
 // False when nothing was taken: no lease (the CPU), or this thread holds it alone already.
 bool hold_shared(const std::string& path) {
   if (path.empty()) return false;
@@ -108,6 +110,40 @@ void release_shared(const std::string& path) {
   const std::lock_guard<std::mutex> guard(leases_mutex);
   LeaseHold& hold = holds[path];
   if (--hold.shared_holders == 0) hold.lock->unlock();
+  leases_changed.notify_all();
+}
+
+}  // namespace
+
+void yield_device_lease_to_timing(Device device) { yield_lease(path_of(device)); }
+
+void yield_device_lease_to_timing(const std::string& key) { yield_lease(path_of(key)); }
+
+namespace {
+
+void yield_lease(const std::string& path) {
+  if (path.empty()) return;
+  std::unique_lock<std::mutex> guard(leases_mutex);
+  LeaseHold& hold = holds[path];
+  // Only a lone share yields: with a case beside holding one too, the file lock stays taken.
+  if (hold.shared_holders != 1 || hold.taking || hold.exclusive || !hold.lock) return;
+  if (!hold.lock->someone_waiting_to_hold_alone()) return;
+  SharedFileLock& lock = *hold.lock;
+  lock.unlock();
+  hold.shared_holders = 0;
+  hold.taking = true;
+  guard.unlock();
+  try {
+    take(lock, false, path);  // behind the waiting judge, through the turnstile
+  } catch (...) {
+    guard.lock();
+    hold.taking = false;
+    leases_changed.notify_all();
+    throw;
+  }
+  guard.lock();
+  hold.taking = false;
+  hold.shared_holders = 1;
   leases_changed.notify_all();
 }
 

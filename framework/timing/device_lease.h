@@ -47,6 +47,15 @@ class SharedDeviceLease {
   std::string path_;  ///< The lease file this holds a share of; "" when it took nothing.
 };
 
+/// Between the steps of a long case (a property's trials): when another judge waits to time on
+/// `device` and this thread's hold is the process's only one, lets that judge go first, then
+/// takes its share again (waiting, and saying so, as a new share would). A benchmark then waits
+/// for one trial of each judge's case, not for the whole case. Nothing otherwise; never on the
+/// CPU. Call only while holding a share of `device`'s lease.
+void yield_device_lease_to_timing(Device device);
+/// The same for the lease named `key` (a test's own).
+void yield_device_lease_to_timing(const std::string& key);
+
 /// Holds the lease of `device` alone for its lifetime (nothing on the CPU).
 class ExclusiveDeviceLease {
  public:

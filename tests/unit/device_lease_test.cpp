@@ -192,6 +192,44 @@ TEST_F(DeviceLeaseTest, WaitingForAnotherJudgeIsToldAndTimed) {
   EXPECT_TRUE(heard.empty());
 }
 
+TEST_F(DeviceLeaseTest, ALongCaseLetsAWaitingTimerInBetweenItsTrials) {
+  const std::string path = device_lease_path("gpu-test");
+  auto property_case = std::make_unique<SharedDeviceLease>("gpu-test");
+  yield_device_lease_to_timing("gpu-test");  // nobody waits: nothing changes
+  EXPECT_FALSE(SharedFileLock(path).free_now());
+  std::atomic<bool> timed{false};
+  std::thread other_judge([&] {
+    SharedFileLock benchmark(path);
+    benchmark.lock_exclusive();  // waits in the turnstile for the case's share
+    timed = true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    benchmark.unlock();
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_FALSE(timed) << "timed while the case held its share";
+  yield_device_lease_to_timing("gpu-test");  // between two trials: the benchmark goes first
+  EXPECT_TRUE(timed) << "the case took its share back before the waiting benchmark ran";
+  other_judge.join();
+  EXPECT_FALSE(SharedFileLock(path).free_now()) << "the case holds its share again";
+  SharedFileLock waiting(path);
+  std::atomic<bool> second_timed{false};
+  auto beside = std::make_unique<SharedDeviceLease>("gpu-test");  // two holders: no yield
+  std::thread second([&] {
+    waiting.lock_exclusive();
+    second_timed = true;
+    waiting.unlock();
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  yield_device_lease_to_timing("gpu-test");
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_FALSE(second_timed) << "yielded while a case beside still ran";
+  beside.reset();
+  property_case.reset();  // the last share ends: the second benchmark runs
+  second.join();
+  EXPECT_TRUE(second_timed);
+  EXPECT_TRUE(SharedFileLock(path).free_now());
+}
+
 TEST_F(DeviceLeaseTest, NothingIsTakenOnTheCpu) {
   const SharedDeviceLease shared(Device::cpu);
   const ExclusiveDeviceLease alone(Device::cpu);  // would wait for `shared` if either took a lock
@@ -223,7 +261,7 @@ SupervisedRun run_script_child(const std::string& folder, bool says_it_waits) {
   const std::string script = folder + (says_it_waits ? "/waits.sh" : "/silent.sh");
   {
     std::ofstream out(script);
-    out << "#!/bin/sh\n"
+    out << "#!/bin/bash\n"  // dash refuses >&N for N above 9
         << "say() { echo \"RKT $RKT_VERDICT_NONCE $*\" >&\"$RKT_VERDICT_FD\"; }\n"
         // A child started for the cases left (the filter then excludes the one that ended).
         << "case \"$2\" in *=*-*) say complete; exit 0;; esac\n"

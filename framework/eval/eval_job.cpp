@@ -112,13 +112,23 @@ std::vector<EvalRecord> resumed_records(const std::vector<EvalRecord>& earlier,
   return records;
 }
 
-// The run folder's entry of a record: its kernel under a file-prefixed id ("<file stem>:<kernel>",
-// since many candidates register the same id), or a failed entry for a file without kernels.
-KernelReport report_entry(const EvalRecord& record, const std::string& stem, const std::string& task) {
+// The name a record's entry takes in the run folder unless it clashes: the kernel's registered
+// id, or for a file without kernels its stem.
+std::string plain_entry_id(const EvalRecord& record, const std::string& stem, const std::string& task) {
+  if (record.has_kernel) return record.kernel.full_id();
+  return (task.empty() ? "unknown" : task) + "/" + stem;
+}
+
+// The run folder's entry of a record: its kernel under its registered id, the one its messages
+// and replay commands use; under a file-prefixed id ("<file stem>:<kernel>") only when another
+// file of the batch registers the same id (`clashes`), as generated candidates often do. A file
+// without kernels is a failed entry named by its stem.
+KernelReport report_entry(const EvalRecord& record, const std::string& stem, const std::string& task,
+                          bool clashes) {
   KernelReport entry;
   if (record.has_kernel) {
     entry = record.kernel;
-    entry.kernel = stem + ":" + record.kernel.kernel;
+    if (clashes) entry.kernel = stem + ":" + record.kernel.kernel;
     if (!record.recheck_disagreement.empty()) {
       entry.cases.problems.push_back("recheck (fresh processes, fresh secret seed): " +
                                      record.recheck_disagreement);
@@ -292,11 +302,19 @@ int run_eval_job(const EvalOptions& options) {
   const auto write_outputs = [&] {
     std::string records_text;
     report.kernels.clear();
+    std::map<std::string, std::set<std::size_t>> files_naming;  // plain entry id -> files
+    for (std::size_t j = 0; j < done.size(); ++j) {
+      if (!done[j]) continue;
+      for (const EvalRecord& record : *done[j]) {
+        files_naming[plain_entry_id(record, stems[j], options.task)].insert(j);
+      }
+    }
     for (std::size_t j = 0; j < done.size(); ++j) {
       if (!done[j]) continue;
       for (const EvalRecord& record : *done[j]) {
         records_text += eval_record_json(record) + "\n";
-        report.kernels.push_back(report_entry(record, stems[j], options.task));
+        const bool clashes = files_naming[plain_entry_id(record, stems[j], options.task)].size() > 1;
+        report.kernels.push_back(report_entry(record, stems[j], options.task, clashes));
       }
     }
     try {

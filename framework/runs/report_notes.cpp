@@ -50,9 +50,9 @@ std::string message_without_gtest_prefix(const std::string& message) {
   return message.size() > 7 ? message.substr(7) : "";
 }
 
-// The case's name under the kernel's own id: a run folder of rkt eval names its kernels
-// "<file stem>:<kernel>" (many candidates register the same id) while the judge that ran the
-// case named it by the registered id; one kernel gets one name on the page.
+// The case's name under the kernel's own id: a run folder of rkt eval names a kernel
+// "<file stem>:<kernel>" where two files register the same id, while the judge that ran the case
+// named it by the registered id; one kernel gets one name on the page.
 std::string case_subject(const KernelReport& kernel, const CaseRecord& record) {
   const std::size_t slash = record.name.find('/');
   const std::size_t dot = record.name.find('.', slash == std::string::npos ? 0 : slash);

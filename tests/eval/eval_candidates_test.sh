@@ -20,8 +20,12 @@ export RKT_SEED=20261201
 # A file over the size limit (1 MiB, eval_defaults.h): a comment of 1.1 MB.
 { echo "// too large"; head -c 1100000 /dev/zero | tr '\0' 'x'; echo; } > "$work/relu_too_large.cpp"
 
+# The honest file again under another name: two files registering one id (relu/eval_honest) are
+# told apart in the run folder by their stems; every other kernel keeps its registered id.
+cp "$candidates/relu_honest.cpp" "$work/relu_honest_again.cpp"
+
 set +e
-"$rkt" eval "$candidates"/*.cpp "$work/relu_too_large.cpp" "$work/missing.cpp" --json \
+"$rkt" eval "$candidates"/*.cpp "$work/relu_honest_again.cpp" "$work/relu_too_large.cpp" "$work/missing.cpp" --json \
   --out "$work/run" --timeout 10 > "$work/records" 2> "$work/log"
 code=$?
 set -e
@@ -98,7 +102,12 @@ assert "/" not in one("relu_compile_error.cpp")["message"].split(":")[0]
 results = json.load(open(sys.argv[2]))
 assert results["finished"] is True
 verdicts = {k["kernel"]: k["verdict"] for k in results["kernels"]}
+# One name per kernel: its registered id, which its messages and replay commands use; a file
+# prefix only where two files register the same id; a file without kernels under its stem.
 assert verdicts["relu_honest:eval_honest"] == "pass", verdicts
+assert verdicts["relu_honest_again:eval_honest"] == "pass", verdicts
+assert verdicts["eval_wrong_edge"] == "FAIL" and verdicts["eval_hang"] == "FAIL", verdicts
+assert not any(k.endswith(":eval_wrong_edge") for k in verdicts), verdicts
 assert verdicts["relu_compile_error"] == "FAIL", verdicts
 assert len(results["kernels"]) == len(records), (len(results["kernels"]), len(records))
 print(f"batch: {len(records)} records as expected")

@@ -27,3 +27,23 @@ def test_files_without_a_run_of_their_own_are_failing_entries_rkt_merge_reads(re
     assert {k["device"] for k in merged["kernels"]} == {"cpu", "cuda"}
     assert (out / "report.md").exists() and (out / "report.html").exists()
     assert not (out / ".file_runs").exists()
+
+
+def test_a_kernel_keeps_its_id_unless_another_file_registers_it_too(real_rkt, tmp_path):
+    from rkt_ray.merged_run_folder import failed_file_results
+    out = tmp_path / "run"
+    runs = FileRuns(str(out))
+    paths = ["a/relu_one.cpp", "b/relu_two.cpp", "c/relu_three.cpp"]
+    kernels = ["my_kernel", "my_kernel", "other_kernel"]  # the first two files register one id
+    for index, (path, kernel) in enumerate(zip(paths, kernels)):
+        results = failed_file_results("unused", path, "relu", {"status": "judged"}, 7,
+                                      "2026-12-03T00:00:00Z")
+        entry = results["kernels"][0]
+        entry.update({"kernel": kernel, "verdict": "FAIL", "problems": [],
+                      "cases": [{"name": "relu/%s.correctness_x1" % kernel, "status": "failed",
+                                 "milliseconds": 1.0, "message": "wrong"}]})
+        runs.keep(index, json.dumps(results))
+    runs.merge(real_rkt, str(out), paths, without_secrets())
+    merged = json.loads((out / "results.json").read_text())
+    assert sorted(k["kernel"] for k in merged["kernels"]) == [
+        "other_kernel", "relu_one:my_kernel", "relu_two:my_kernel"]

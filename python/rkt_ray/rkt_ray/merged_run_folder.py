@@ -1,14 +1,15 @@
 """The batch's one run folder, written by `rkt merge` from each file's own eval run.
 
-Every judge's `rkt eval` writes a run folder for its one file (results.json; kernels named
-`<file stem>:<kernel>`, a file without kernels a failing entry named `<file stem>`). `rkt merge`
+Every judge's `rkt eval` writes a run folder for its one file (results.json; kernels named by
+their registered ids, a file without kernels a failing entry named `<file stem>`). `rkt merge`
 combines the shards of one sharded run and refuses anything else, checking that they share the
 seed, the hidden inputs, the isolation and the selection, and that no kernel is in two of them.
 A batch of N files judged one per call is such a run, split one file to a shard, so the driver
 says so in each file's results before the merge: `"shard": {"index": i, "count": N,
 "selected_kernels": <entries of the whole batch>}`. Nothing else in them is changed, except the
 stem of a file whose stem an earlier file of the batch already has (`name#2`, as rkt eval names
-it). A file that has no run of its own (node_lost, or an rkt eval that gave no record) gets the
+it), and the name of a kernel whose id another file of the batch registers too, which becomes
+`<file stem>:<kernel>` (as rkt eval names it in a batch, eval_job.cpp `report_entry`). A file that has no run of its own (node_lost, or an rkt eval that gave no record) gets the
 failing entry rkt eval gives a file without kernels (eval_job.cpp, `report_entry`).
 
 Until `rkt merge` reads eval run folders itself, this is the one place that knows the shard fields.
@@ -104,6 +105,26 @@ def _renamed(results: dict, rkt_stem: str, stem: str) -> dict:
     return results
 
 
+def _judged(entry: dict) -> bool:
+    """A kernel's entry, not the failing entry of a file without kernels (which has no cases)."""
+    return bool(entry.get("cases"))
+
+
+def _told_apart(runs: List[dict], stems: List[str]) -> List[dict]:
+    """Each kernel whose task/id another file's entry also has, renamed `<file stem>:<kernel>`."""
+    files_naming: Dict[str, set] = {}
+    for index, run in enumerate(runs):
+        for entry in run.get("kernels", []):
+            files_naming.setdefault("%s/%s" % (entry.get("task"), entry.get("kernel")), set()).add(index)
+    for index, run in enumerate(runs):
+        for entry in run.get("kernels", []):
+            name = entry.get("kernel", "")
+            clashes = len(files_naming["%s/%s" % (entry.get("task"), name)]) > 1
+            if clashes and _judged(entry) and ":" not in name:
+                entry["kernel"] = "%s:%s" % (stems[index], name)
+    return runs
+
+
 class FileRuns:
     """Each file's own eval results.json, kept under the run folder until the merge."""
 
@@ -131,6 +152,7 @@ class FileRuns:
             if not file.exists():
                 raise RuntimeError("no run folder for %s: the batch did not finish" % path)
             runs.append(_renamed(json.loads(file.read_text()), file_stem(path), stems[index]))
+        runs = _told_apart(runs, stems)
         selected = sum(len(run.get("kernels", [])) for run in runs)
         staged = self.folder / "shards"
         staged.mkdir(exist_ok=True)

@@ -72,18 +72,27 @@ std::string kernel_selection_text(const std::vector<std::string>& kernel_fragmen
   return text;
 }
 
-std::vector<std::string> selected_case_names(const std::vector<std::string>& kernel_fragments,
-                                             const std::string& filter) {
-  std::vector<std::string> names;
+void for_each_selected_case(const std::vector<std::string>& kernel_fragments, const std::string& filter,
+                            const std::function<bool(const KernelSpec&, const std::string&)>& visit) {
   for (const KernelSpec* kernel : registered_kernels()) {
     if (!kernel_selected(kernel->full_id(), kernel_fragments)) continue;
     const TaskSpec* task = find_task(kernel->task_id());
     if (task == nullptr) continue;
     for (const KernelCase& kernel_case : cases_of(*kernel, *task)) {
       const std::string name = kernel_case.suite + "." + kernel_case.name;
-      if (filter.empty() || matches_gtest_filter(name, filter)) names.push_back(name);
+      if (!filter.empty() && !matches_gtest_filter(name, filter)) continue;
+      if (!visit(*kernel, name)) return;
     }
   }
+}
+
+std::vector<std::string> selected_case_names(const std::vector<std::string>& kernel_fragments,
+                                             const std::string& filter) {
+  std::vector<std::string> names;
+  for_each_selected_case(kernel_fragments, filter, [&](const KernelSpec&, const std::string& name) {
+    names.push_back(name);
+    return true;
+  });
   return names;
 }
 

@@ -2,10 +2,13 @@
 // --kernel may be given more than once: the kernels any of its fragments selects (the union).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
 namespace rkt {
+
+class KernelSpec;
 
 /// True when `name` ("task/kernel.case") matches the gtest filter `filter`: positive patterns
 /// separated by ':', then optionally '-' and negative patterns; '*' matches any run of characters,
@@ -23,6 +26,12 @@ bool kernel_selected(const std::string& id, const std::vector<std::string>& kern
 
 /// The --kernel fragments as messages and results.json show them: "a, b" ("" when none).
 std::string kernel_selection_text(const std::vector<std::string>& kernel_fragments);
+
+/// Calls `visit` with each registered case of the kernels `kernel_fragments` selects (every
+/// kernel when empty) that also matches `filter` (every case when empty), in catalog order: its
+/// kernel and its full name ("task/kernel.case"). `visit` returns false to stop the walk.
+void for_each_selected_case(const std::vector<std::string>& kernel_fragments, const std::string& filter,
+                            const std::function<bool(const KernelSpec&, const std::string&)>& visit);
 
 /// The names of every registered case of the kernels `kernel_fragments` selects that also match
 /// `filter` (every case when empty), in catalog order.

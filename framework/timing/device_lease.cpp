@@ -77,6 +77,26 @@ std::string path_of(const std::string& key) { return key.empty() ? "" : device_l
 
 void yield_lease(const std::string& path);
 
+// Takes `hold`'s file lock with leases_mutex released (other threads of the process wait on
+// `taking` meanwhile); `guard` is held again on return, and on an exception.
+void take_unguarded(std::unique_lock<std::mutex>& guard, LeaseHold& hold, bool alone,
+                    const std::string& path) {
+  SharedFileLock& lock = lock_of(hold, path);
+  hold.taking = true;
+  guard.unlock();
+  try {
+    take(lock, alone, path);
+  } catch (...) {
+    guard.lock();
+    hold.taking = false;
+    leases_changed.notify_all();
+    throw;
+  }
+  guard.lock();
+  hold.taking = false;
+  leases_changed.notify_all();
+}
+
 // False when nothing was taken: no lease (the CPU), or this thread holds it alone already.
 bool hold_shared(const std::string& path) {
   if (path.empty()) return false;
@@ -88,21 +108,8 @@ bool hold_shared(const std::string& path) {
     ++hold.shared_holders;
     return true;
   }
-  SharedFileLock& lock = lock_of(hold, path);
-  hold.taking = true;
-  guard.unlock();
-  try {
-    take(lock, false, path);
-  } catch (...) {
-    guard.lock();
-    hold.taking = false;
-    leases_changed.notify_all();
-    throw;
-  }
-  guard.lock();
-  hold.taking = false;
+  take_unguarded(guard, hold, false, path);
   hold.shared_holders = 1;
-  leases_changed.notify_all();
   return true;
 }
 
@@ -128,23 +135,10 @@ void yield_lease(const std::string& path) {
   // Only a lone share yields: with a case beside holding one too, the file lock stays taken.
   if (hold.shared_holders != 1 || hold.taking || hold.exclusive || !hold.lock) return;
   if (!hold.lock->someone_waiting_to_hold_alone()) return;
-  SharedFileLock& lock = *hold.lock;
-  lock.unlock();
+  hold.lock->unlock();
   hold.shared_holders = 0;
-  hold.taking = true;
-  guard.unlock();
-  try {
-    take(lock, false, path);  // behind the waiting judge, through the turnstile
-  } catch (...) {
-    guard.lock();
-    hold.taking = false;
-    leases_changed.notify_all();
-    throw;
-  }
-  guard.lock();
-  hold.taking = false;
+  take_unguarded(guard, hold, false, path);  // behind the waiting judge, through the turnstile
   hold.shared_holders = 1;
-  leases_changed.notify_all();
 }
 
 }  // namespace
@@ -186,19 +180,7 @@ void ExclusiveDeviceLease::hold() {
   // This process's own shared holds end first (a case beside still running): the file lock
   // would otherwise wait for its own process.
   leases_changed.wait(guard, [&] { return !hold.taking && !hold.exclusive && hold.shared_holders == 0; });
-  SharedFileLock& lock = lock_of(hold, path_);
-  hold.taking = true;
-  guard.unlock();
-  try {
-    take(lock, true, path_);
-  } catch (...) {
-    guard.lock();
-    hold.taking = false;
-    leases_changed.notify_all();
-    throw;
-  }
-  guard.lock();
-  hold.taking = false;
+  take_unguarded(guard, hold, true, path_);
   hold.exclusive = true;
   hold.owner = std::this_thread::get_id();
   hold.exclusive_depth = 1;

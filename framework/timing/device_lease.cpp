@@ -67,9 +67,12 @@ void take(SharedFileLock& lock, bool alone, const std::string& path) {
   if (listener) listener(false, why);
 }
 
-// The lease file of `device`, or "" where nothing is to be taken (the CPU, no GPU visible).
+// The lease file of `device`, or "" where nothing is to be taken (the CPU, no GPU visible). The
+// identity is asked once a process (cudaGetDeviceProperties takes milliseconds, and a property
+// case asks between every two trials); the lease folder is read each time.
 std::string path_of(Device device) {
-  const std::string identity = device_identity(device);
+  if (device != Device::cuda) return "";
+  static const std::string identity = device_identity(Device::cuda);
   return identity.empty() ? "" : device_lease_path(identity);
 }
 

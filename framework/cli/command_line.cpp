@@ -9,6 +9,7 @@
 #include <climits>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -34,12 +35,14 @@
 #include "framework/runs/run_comparison.h"
 #include "framework/runs/run_merge.h"
 #include "framework/runs/run_sharding.h"
+#include "framework/runtime/device_support.h"
 #include "framework/runtime/memory_scrub.h"
 #include "framework/supervision/case_records_json.h"
 #include "framework/supervision/cases_beside.h"
 #include "framework/supervision/gpu_pinning.h"
 #include "framework/supervision/gtest_expansion.h"
 #include "framework/supervision/junit_report.h"
+#include "framework/supervision/started_ahead.h"
 #include "framework/supervision/supervisor.h"
 #include "framework/supervision/verdict_channel.h"
 #include "framework/supervision/worker_loan.h"
@@ -408,10 +411,29 @@ bool parse_options(const std::vector<std::string>& args, const std::vector<std::
 }  // namespace
 
 int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels) {
-  set_replay_program(own_executable(argv[0]));  // reproduce strings name this very binary
   // The judge holds the secrets: its /proc files and memory are closed to other processes of its
   // user (a worker in particular), and it leaves no core dump.
   prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  // A process started ahead (framework/supervision/started_ahead.h) readies what its command will
+  // need while it waits, then becomes its job: from here on, the job's command line.
+  bool child_started_ahead = false;
+  const std::optional<std::vector<std::string>> handed_over =
+      become_handed_over_job(argc, argv, [&](const std::string& command) {
+        if (command == "--rkt-child") ready_cuda_context();
+        if (command == "run") {
+          start_child_ahead(own_executable(argv[0]));
+          child_started_ahead = true;
+        }
+      });
+  std::vector<std::string> job_arguments = handed_over.value_or(std::vector<std::string>{});
+  std::vector<char*> job_argv;
+  if (handed_over) {
+    for (std::string& argument : job_arguments) job_argv.push_back(argument.data());
+    argc = static_cast<int>(job_argv.size());
+    job_argv.push_back(nullptr);
+    argv = job_argv.data();
+  }
+  set_replay_program(own_executable(argv[0]));  // reproduce strings name this very binary
   log_gpu_pinning(pin_gpu_from_ctest_resources());  // Before anything starts CUDA.
   // --in-process (anywhere) selects the debugging mode through the environment, so that the
   // supervised children this process starts follow it.
@@ -448,6 +470,10 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
     // The server judges every request in child judges, as eval does.
     if (command == "serve") return run_serve_command(args, own_executable(argv[0]), kernels.worker);
   }
+  // The commands that judge in supervised children start the first one now: its start overlaps
+  // the worker's (load_kernel_library) and this process's own preparations.
+  const bool supervises = argc >= 2 && (std::string(argv[1]) == "run" || std::string(argv[1]) == "test");
+  if (supervises && !child_started_ahead) start_child_ahead(own_executable(argv[0]));
   if (const std::string problem = load_kernel_library(kernels); !problem.empty()) {
     std::cerr << "rkt: error: " << problem << "\n";
     return 2;
@@ -540,6 +566,7 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
     ::setenv("RKT_SEED", std::to_string(base_seed()).c_str(), 1);  // One seed for all children.
     const std::optional<SupervisedRun> all_skipped = skipped_for_missing_devices(supervision.gtest_filter);
     if (all_skipped) {
+      discard_children_started_ahead();
       (options.json ? std::cerr : std::cout)
           << "rkt test: every selected case needs a device this machine lacks; "
           << all_skipped->cases.size() << " skipped without starting a judge child" << std::endl;

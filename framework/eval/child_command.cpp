@@ -12,6 +12,8 @@
 #include <cstring>
 #include <thread>
 
+#include "framework/supervision/started_ahead.h"
+
 extern char** environ;
 
 namespace rkt {
@@ -59,7 +61,7 @@ int remember_running(pid_t pid) {
 
 }  // namespace
 
-ChildOutcome run_child_command(const ChildCommand& command) {
+ChildOutcome run_child_command(const ChildCommand& command, ProcessStartedAhead* started_ahead) {
   install_child_reaper();
   ChildOutcome outcome;
   const auto start = std::chrono::steady_clock::now();
@@ -78,31 +80,47 @@ ChildOutcome run_child_command(const ChildCommand& command) {
   for (std::string& argument : arguments) argv.push_back(argument.data());
   argv.push_back(nullptr);
 
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  // Not O_CLOEXEC: that closed the child's standard output at its exec, so the child judge's
-  // first socketpair took descriptor 1 and its progress lines went to its worker, which died of
-  // "protocol error: not a request message" and was started again (every eval judge did so).
-  posix_spawn_file_actions_addopen(&actions, 1, command.output_file.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  if (!command.working_directory.empty()) {
-    posix_spawn_file_actions_addchdir_np(&actions, command.working_directory.c_str());
-  }
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  // A process group of its own, so that a time limit ends the compiler's or the judge's children
-  // with it (cc1plus, the judge's supervised children and workers).
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attributes, 0);
   pid_t pid = -1;
-  const int error = posix_spawnp(&pid, argv[0], &actions, &attributes, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attributes);
-  if (error != 0) {
-    outcome.problem = "could not start " + command.argv[0] + ": " + std::strerror(error);
-    return outcome;
+  if (started_ahead != nullptr) {
+    HandedOverJob job;
+    job.argv = command.argv;
+    job.environment = environment_text;
+    job.working_directory = command.working_directory;
+    const int output = ::open(command.output_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    job.standard_output = output;
+    job.standard_error = output;
+    if (output >= 0 && started_ahead->hand_over(job)) {
+      pid = started_ahead->pid();
+      outcome.started_ahead = true;
+    }
+    if (output >= 0) ::close(output);
+  }
+  if (pid < 0) {
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    // Not O_CLOEXEC: that closed the child's standard output at its exec, so the child judge's
+    // first socketpair took descriptor 1 and its progress lines went to its worker, which died of
+    // "protocol error: not a request message" and was started again (every eval judge did so).
+    posix_spawn_file_actions_addopen(&actions, 1, command.output_file.c_str(),
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    if (!command.working_directory.empty()) {
+      posix_spawn_file_actions_addchdir_np(&actions, command.working_directory.c_str());
+    }
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    // A process group of its own, so that a time limit ends the compiler's or the judge's children
+    // with it (cc1plus, the judge's supervised children and workers).
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attributes, 0);
+    const int error = posix_spawnp(&pid, argv[0], &actions, &attributes, argv.data(), envp.data());
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    if (error != 0) {
+      outcome.problem = "could not start " + command.argv[0] + ": " + std::strerror(error);
+      return outcome;
+    }
   }
   outcome.started = true;
   const int slot = remember_running(pid);

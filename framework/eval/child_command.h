@@ -23,12 +23,17 @@ struct ChildOutcome {
   int signal = 0;      ///< when a signal ended it
   double seconds = 0;  // [s]
   std::string problem;  ///< why it did not start, else ""
+  bool started_ahead = false;  ///< a process started ahead was handed the command
 };
+
+class ProcessStartedAhead;
 
 /// Runs `command` and waits for it (safe to call from several threads at once). While it runs, a
 /// SIGINT, SIGTERM or SIGHUP of this process kills its process group before this process dies
-/// (unless the process was started ignoring that signal).
-ChildOutcome run_child_command(const ChildCommand& command);
+/// (unless the process was started ignoring that signal). With `started_ahead` (a process started
+/// ahead for argv[0]'s command with this environment: framework/supervision/started_ahead.h) the
+/// command is handed to it rather than started; one that has gone is replaced by a new start.
+ChildOutcome run_child_command(const ChildCommand& command, ProcessStartedAhead* started_ahead = nullptr);
 
 /// "exit 1", "signal 11 (Segmentation fault)", "killed after 300 s": how it ended, in words.
 std::string describe_outcome(const ChildOutcome& outcome);

@@ -25,6 +25,7 @@
 #include "framework/eval/library_judge.h"
 #include "framework/eval/recheck.h"
 #include "framework/eval/visible_gpus.h"
+#include "framework/eval/warm_judge.h"
 #include "framework/inputs/seeding.h"
 #include "framework/isolation/kernel_library.h"
 #include "framework/registry/declaration_policy.h"
@@ -242,6 +243,19 @@ int run_eval_job(const EvalOptions& options) {
            << cache << "), seed " << base_seed() << " (RKT_SEED=" << base_seed()
            << " reproduces), results in " << directory << "\n"
            << std::flush;
+  // CUDA files: --judges-per-gpu child judges on each visible GPU at a time, each shown its GPU
+  // alone (several GPUs) and timing with the GPU to itself (framework/timing/device_lease.h).
+  // CPU files after them, one at a time: CPU benchmarks running side by side would time each other.
+  const std::vector<std::string> gpus = visible_gpus();
+  const std::vector<std::string> slots = judge_slots(
+      gpus.size() > 1 ? gpus : std::vector<std::string>{},
+      options.judges_per_gpu > 0 ? options.judges_per_gpu : judges_per_gpu_by_default());
+  // Each slot's next child judge is started ahead (warm_judge.h); the first slot's first one now,
+  // so that it loads while the compiler runs (a cached file: while the cache is read).
+  std::vector<std::unique_ptr<WarmJudge>> warm;
+  for (std::size_t s = 0; s < slots.size(); ++s) warm.push_back(std::make_unique<WarmJudge>(options.judge));
+  const bool any_cuda_source = std::any_of(options.sources.begin(), options.sources.end(), is_cuda_source);
+  if (!options.sources.empty()) warm.front()->start_ahead(any_cuda_source ? slots.front() : "");
   const std::vector<CompiledSource> compiled = compile_sources(options.sources, toolchain, cache, jobs);
   std::set<std::string> in_use;
   for (const CompiledSource& source : compiled) {
@@ -356,7 +370,7 @@ int run_eval_job(const EvalOptions& options) {
       (source.cuda ? cuda_files : other_files).push_back(i);
     }
   }
-  const auto judge = [&](std::size_t i, const std::string& gpu) {
+  const auto judge = [&](std::size_t i, const std::string& gpu, WarmJudge& slot, bool more_follow) {
     {
       const std::lock_guard<std::mutex> hold(finishing);
       progress << "rkt eval: [" << i + 1 << "/" << compiled.size() << "] judging "
@@ -366,28 +380,30 @@ int run_eval_job(const EvalOptions& options) {
     JudgeTarget target;
     target.folder = directory + "/libraries/" + compiled[i].key;
     target.gpu = gpu;
+    target.warm = &slot;
+    target.start_next_ahead = more_follow;
     finish(i, judge_library(options, compiled[i], target), false);
   };
-  // CUDA files: --judges-per-gpu child judges on each visible GPU at a time, each shown its GPU
-  // alone (several GPUs) and timing with the GPU to itself (framework/timing/device_lease.h).
-  // CPU files after them, one at a time: CPU benchmarks running side by side would time each other.
-  const std::vector<std::string> gpus = visible_gpus();
-  const std::vector<std::string> slots = judge_slots(
-      gpus.size() > 1 ? gpus : std::vector<std::string>{},
-      options.judges_per_gpu > 0 ? options.judges_per_gpu : judges_per_gpu_by_default());
   if (slots.size() > 1 && cuda_files.size() > 1) {
     std::atomic<std::size_t> next{0};
     std::vector<std::thread> judges;
     for (std::size_t s = 0; s < std::min(slots.size(), cuda_files.size()); ++s) {
-      judges.emplace_back([&, gpu = slots[s]] {
-        for (std::size_t k = next++; k < cuda_files.size(); k = next++) judge(cuda_files[k], gpu);
+      judges.emplace_back([&, s] {
+        for (std::size_t k = next++; k < cuda_files.size(); k = next++) {
+          judge(cuda_files[k], slots[s], *warm[s], next.load() < cuda_files.size());
+        }
       });
     }
     for (std::thread& thread : judges) thread.join();
   } else {
-    for (std::size_t i : cuda_files) judge(i, slots.front());
+    for (std::size_t k = 0; k < cuda_files.size(); ++k) {
+      judge(cuda_files[k], slots.front(), *warm.front(), k + 1 < cuda_files.size() || !other_files.empty());
+    }
   }
-  for (std::size_t i : other_files) judge(i, "");
+  for (std::size_t k = 0; k < other_files.size(); ++k) {
+    judge(other_files[k], "", *warm.front(), k + 1 < other_files.size());
+  }
+  warm.clear();  // a judge started ahead that no file took
   if (options.recheck > 0) {
     std::vector<JudgedFile> judged_files;
     for (std::size_t i = 0; i < compiled.size(); ++i) {

@@ -108,6 +108,8 @@ std::string eval_record_json(const EvalRecord& record) {
   }
   line["benchmark"] = timing;
   line["seconds"] = kernel.seconds;
+  line["judge_started_ahead"] = record.judge_started_ahead;
+  line["child_processes"] = {{"started", kernel.cases.processes}, {"started_ahead", kernel.cases.processes_started_ahead}};
   if (record.rechecked) {
     // Both judgements stay in the record: the first above, the second here.
     Json second = Json::object();

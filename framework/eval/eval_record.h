@@ -21,6 +21,8 @@ struct EvalRecord {
   /// Judged under --allow-declarations (a later call without it judges the file again).
   bool declarations_allowed = false;
   bool has_kernel = false;  ///< `kernel` holds a judged kernel
+  /// Its child judge was started ahead of the file and handed it (warm_judge.h).
+  bool judge_started_ahead = false;
   KernelReport kernel;      ///< with its own kernel id (not the run folder's file-prefixed one)
   /// --recheck (recheck.h): judged a second time, by fresh processes with a fresh secret seed.
   bool rechecked = false;
@@ -39,8 +41,9 @@ struct EvalRecord {
 /// reproduce: a command that replays it on the same inputs with this library), the benchmark
 /// (median and quartiles in ms, speedups against each baseline with their intervals, speedup
 /// against the strongest, peak memory, whether it was impossibly fast or its spot checks failed),
-/// seconds, recheck (null, or the second verdict and timing and whether they agree); message for a
-/// file without kernels.
+/// seconds, judge_started_ahead, child_processes (the kernel's: started, started_ahead), recheck
+/// (null, or the second verdict and timing and whether they agree); message for a file without
+/// kernels.
 std::string eval_record_json(const EvalRecord& record);
 
 /// Reads a line eval_record_json wrote back: the fields resuming needs (file, library_hash,

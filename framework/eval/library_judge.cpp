@@ -119,7 +119,14 @@ std::vector<EvalRecord> judge_library(const EvalOptions& options, const Compiled
   command.output_file = folder + "/judge.log";
   command.timeout_seconds = options.file_timeout_seconds > 0 ? options.file_timeout_seconds
                                                              : eval_defaults::kFileTimeoutSeconds;
-  const ChildOutcome judged = run_child_command(command);
+  std::unique_ptr<ProcessStartedAhead> started_ahead;
+  if (target.warm != nullptr) {
+    started_ahead = target.warm->take(target.gpu);
+    // The next file's judge loads while this one judges.
+    if (target.start_next_ahead) target.warm->start_ahead(target.gpu);
+  }
+  const ChildOutcome judged = run_child_command(command, started_ahead.get());
+  failed.judge_started_ahead = judged.started_ahead;
   const std::string log = file_exists(command.output_file) ? read_whole_file(command.output_file) : "";
   const std::string results = folder + "/results.json";
   if (judged.timed_out) {

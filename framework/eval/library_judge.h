@@ -12,6 +12,7 @@
 #include "framework/eval/eval_options.h"
 #include "framework/eval/eval_record.h"
 #include "framework/eval/library_compiler.h"
+#include "framework/eval/warm_judge.h"
 
 namespace rkt {
 
@@ -22,6 +23,12 @@ struct JudgeTarget {
   std::string kernel;  ///< a --kernel selection ("" selects the kernels of options.task, or all)
   /// Set on top of the child's environment (a recheck's fresh secret seed).
   std::map<std::string, std::string> environment;
+  /// The slot's judge started ahead (warm_judge.h): handed this file when one waits for `gpu`;
+  /// nullptr starts the child judge now.
+  WarmJudge* warm = nullptr;
+  /// With `warm`: start the slot's next judge ahead as this one is handed its file (another file
+  /// will follow on this slot).
+  bool start_next_ahead = false;
 };
 
 /// Judges `source` (compiled) as `target` says; never throws for what the kernel does.

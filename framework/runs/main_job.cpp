@@ -307,6 +307,9 @@ int run_main_job(const MainJobOptions& options) {
       }
     };
     cases_run.on_progress = [&](const CaseProgress& progress) { print_case_progress(position, progress); };
+    // This kernel's child (started ahead when the run began, or while the kernel before ran),
+    // and the next kernel's, which loads while this one's cases run.
+    start_child_ahead(options.executable, i + 1 < kernels.size() ? 2 : 1);
     ::setenv(kBenchmarkDirectoryVariable, scratch.c_str(), 1);
     entry.cases = run_supervised_with_lent_worker(cases_run);
     ::unsetenv(kBenchmarkDirectoryVariable);

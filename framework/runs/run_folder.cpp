@@ -124,6 +124,12 @@ KernelReport read_kernel(const JsonFields& fields) {
     }
   }
   kernel.cases.problems = fields.strings("problems");
+  // Runs recorded before processes were counted have no field: none counted.
+  if (fields.has("child_processes")) {
+    const JsonFields processes = fields.object("child_processes");
+    kernel.cases.processes = static_cast<int>(processes.number("started"));
+    kernel.cases.processes_started_ahead = static_cast<int>(processes.number("started_ahead"));
+  }
   kernel.benchmark = read_benchmark(fields.object("benchmark"), kernel);
   // The verdict is derived from the cases and the benchmark; a file whose recorded verdict
   // disagrees was edited or written by another version, and its comparisons would mislead.

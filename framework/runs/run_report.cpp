@@ -497,6 +497,10 @@ std::string results_json(const RunReport& report) {
       cases.push_back(Json::parse(case_record_json(record)));
     }
     entry["problems"] = kernel.cases.problems;
+    // The child judges its cases ran in, and how many of them were started ahead of their work.
+    Json& processes = entry["child_processes"] = Json::object();
+    processes["started"] = kernel.cases.processes;
+    processes["started_ahead"] = kernel.cases.processes_started_ahead;
     Json& benchmark = entry["benchmark"] = Json::object();
     benchmark["measured"] = bench.measured;
     benchmark["problem"] = bench.problem;

@@ -1,6 +1,7 @@
 #include "framework/runtime/device_support.h"
 
 #include <ATen/Context.h>
+#include <ATen/ops/empty.h>
 
 #include <chrono>
 #include <future>
@@ -51,6 +52,16 @@ std::string device_identity(Device device) {
   return identity;
 #else
   return "";
+#endif
+}
+
+void ready_cuda_context() {
+  if (!device_available(Device::cuda)) return;
+#if RKT_WITH_CUDA
+  c10::cuda::CUDAGuard guard(c10::cuda::current_device());
+  cudaFree(nullptr);  // the primary context
+  // LibTorch's side: its CUDA state and caching allocator, on the first tensor.
+  at::empty({1}, at::TensorOptions().device(at::kCUDA, c10::cuda::current_device()));
 #endif
 }
 

@@ -16,6 +16,11 @@ std::string device_unavailable_reason(Device device);
 /// "gpu-<UUID>" for the current CUDA device, "" on the CPU or where no CUDA device is visible.
 std::string device_identity(Device device);
 
+/// Creates this process's CUDA context and LibTorch's CUDA state now, when a GPU is visible (what
+/// the first CUDA call would otherwise do later): a judge started ahead does it while it waits for
+/// its work (framework/supervision/started_ahead.h). Does nothing without a GPU.
+void ready_cuda_context();
+
 /// A scope that makes a dedicated, non-default CUDA stream current; on the CPU it does nothing.
 /// Kernels must launch on `stream()`; results are read back through it alone.
 class KernelStreamScope {

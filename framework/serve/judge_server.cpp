@@ -95,7 +95,7 @@ class JudgeServer {
   void read_requests(std::shared_ptr<Connection> connection);
   void take_request(const std::shared_ptr<Connection>& connection, const std::string& line);
   void judge_jobs(FairQueue<Job>& queue, const std::string& gpu);
-  void judge(const Job& job, const std::string& gpu);
+  void judge(const Job& job, const std::string& gpu, WarmJudge& warm);
   std::string source_path(const Job& job);
   void keep_record(const EvalRecord& record);
 
@@ -266,12 +266,15 @@ void JudgeServer::take_request(const std::shared_ptr<Connection>& connection, co
 }
 
 void JudgeServer::judge_jobs(FairQueue<Job>& queue, const std::string& gpu) {
+  // This judge's next child judge waits, started, for the next request (warm_judge.h).
+  WarmJudge warm(options_.eval.judge);
+  warm.start_ahead(gpu);
   for (;;) {
     std::optional<Job> job = queue.pop_wait(stop_);
     if (!job) return;
     if (!job->connection->open()) continue;  // its client went away while it waited
     try {
-      judge(*job, gpu);
+      judge(*job, gpu, warm);
     } catch (const std::exception& error) {
       job->connection->send_line(serve_error_line(job->request.id, std::string("the server could not judge it: ") +
                                                                      error.what()));
@@ -296,7 +299,7 @@ void JudgeServer::keep_record(const EvalRecord& record) {
   out << eval_record_json(record) << "\n";
 }
 
-void JudgeServer::judge(const Job& job, const std::string& gpu) {
+void JudgeServer::judge(const Job& job, const std::string& gpu, WarmJudge& warm) {
   const auto start = Clock::now();
   const double queued_seconds = std::chrono::duration<double>(start - job.queued_at).count();
   EvalOptions options = options_.eval;
@@ -315,6 +318,8 @@ void JudgeServer::judge(const Job& job, const std::string& gpu) {
     JudgeTarget target;
     target.folder = options.output_directory + "/requests/" + std::to_string(job.number);
     target.gpu = gpu;
+    target.warm = &warm;
+    target.start_next_ahead = true;  // a server expects more
     records = judge_library(options, source, target);
   } else {
     records.push_back(record_of_unjudged(source));

@@ -137,6 +137,7 @@ std::string supervised_run_json(const SupervisedRun& run, const std::string& see
     summary[status] = run.count(status);
   }
   summary["processes"] = run.processes;
+  summary["processes_started_ahead"] = run.processes_started_ahead;
   summary["exit_code"] = supervised_exit_code(run);
   return json_text(top, 2) + "\n";
 }

@@ -10,6 +10,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <deque>
+#include <memory>
+#include <mutex>
 #include <random>
 #include <set>
 #include <sstream>
@@ -17,7 +20,9 @@
 #include "framework/base/record_fields.h"
 #include "framework/cases/case_selection.h"
 #include "framework/inputs/hidden_inputs.h"
+#include "framework/isolation/kernel_library.h"
 #include "framework/supervision/case_records_json.h"
+#include "framework/supervision/started_ahead.h"
 #include "framework/supervision/verdict_channel.h"
 
 namespace rkt {
@@ -51,7 +56,48 @@ std::string describe_wait_status(int status) {
   return "ended with wait status " + std::to_string(status);
 }
 
+// The children started ahead (start_child_ahead) that no run has taken yet, oldest first.
+std::mutex started_ahead_mutex;
+std::deque<std::unique_ptr<ProcessStartedAhead>>& children_started_ahead() {
+  static auto* queue = new std::deque<std::unique_ptr<ProcessStartedAhead>>;
+  return *queue;
+}
+
+// The oldest child started ahead for `executable` that still waits; nullptr when there is none.
+std::unique_ptr<ProcessStartedAhead> take_child_started_ahead(const std::string& executable) {
+  const std::lock_guard<std::mutex> hold(started_ahead_mutex);
+  auto& queue = children_started_ahead();
+  while (!queue.empty()) {
+    std::unique_ptr<ProcessStartedAhead> child = std::move(queue.front());
+    queue.pop_front();
+    if (child->executable() == executable && child->waiting()) return child;
+  }
+  return nullptr;
+}
+
+// Hands `child` the case run a fork of this process would have started: the verdict pipe, the
+// secrets channel and a lent worker's socket go as descriptors; false when it was gone.
+bool hand_over_cases(ProcessStartedAhead& child, const std::vector<std::string>& args,
+                     int verdict_fd, const std::string& nonce, int secrets_fd, bool echo_output) {
+  HandedOverJob job;
+  job.argv = args;
+  job.environment = environment_with({{kVerdictNonceVariable, nonce}});
+  job.descriptors[kVerdictFdVariable] = verdict_fd;
+  if (secrets_fd >= 0) job.descriptors[kSecretsFdVariable] = secrets_fd;
+  if (const char* lent = std::getenv(kLentWorkerSocketVariable)) {
+    job.descriptors[kLentWorkerSocketVariable] = std::atoi(lent);
+  }
+  // Its output where a fork's would go: ours, or nowhere.
+  const int null_output = echo_output ? -1 : ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+  job.standard_output = echo_output ? 1 : null_output;
+  job.standard_error = echo_output ? 2 : null_output;
+  const bool handed = child.hand_over(job);
+  if (null_output >= 0) ::close(null_output);
+  return handed;
+}
+
 struct ChildResult {
+  bool started_ahead = false;  ///< a child started ahead ran the cases (not a fork of this run)
   std::vector<CaseRecord> ended;
   std::string running;  ///< A case that started and never ended.
   std::chrono::steady_clock::time_point running_since{};
@@ -68,8 +114,14 @@ ChildResult run_child(const SupervisionOptions& options, const std::string& filt
   if (::pipe(pipe_fds) != 0) throw std::runtime_error("pipe() failed");
   const std::string nonce = fresh_nonce();
   const int secrets_fd = make_secrets_channel();
+  std::vector<std::string> args = {options.executable, "--rkt-child", "--gtest_filter=" + filter};
+  args.insert(args.end(), options.extra_args.begin(), options.extra_args.end());
+  std::unique_ptr<ProcessStartedAhead> ready = take_child_started_ahead(options.executable);
+  if (ready && hand_over_cases(*ready, args, pipe_fds[1], nonce, secrets_fd, options.echo_child_output)) {
+    result.started_ahead = true;
+  }
   const pid_t supervisor = ::getpid();
-  const pid_t pid = ::fork();
+  const pid_t pid = result.started_ahead ? ready->pid() : ::fork();
   if (pid < 0) throw std::runtime_error("fork() failed");
   if (pid == 0) {
     // A child must not outlive its supervisor: in a group of its own it gets no Ctrl-C, and a
@@ -87,9 +139,6 @@ ChildResult run_child(const SupervisionOptions& options, const std::string& filt
       ::dup2(null_fd, 1);
       ::dup2(null_fd, 2);
     }
-    std::vector<std::string> args = {options.executable, "--rkt-child",
-                                     "--gtest_filter=" + filter};
-    args.insert(args.end(), options.extra_args.begin(), options.extra_args.end());
     std::vector<char*> argv;
     for (std::string& arg : args) argv.push_back(arg.data());
     argv.push_back(nullptr);
@@ -221,6 +270,26 @@ std::string describe_case_inputs(const CaseDetails& details) {
 
 }  // namespace
 
+void start_child_ahead(const std::string& executable, std::size_t waiting) {
+  if (!starting_ahead_enabled()) return;
+  const std::lock_guard<std::mutex> hold(started_ahead_mutex);
+  auto& queue = children_started_ahead();
+  queue.erase(std::remove_if(queue.begin(), queue.end(),
+                             [](const std::unique_ptr<ProcessStartedAhead>& child) { return !child->waiting(); }),
+              queue.end());
+  while (queue.size() < waiting) {
+    std::unique_ptr<ProcessStartedAhead> child =
+        ProcessStartedAhead::start(executable, "--rkt-child", {}, /*end_with_parent=*/true);
+    if (!child) return;  // fork failed: the run forks its child when it needs one
+    queue.push_back(std::move(child));
+  }
+}
+
+void discard_children_started_ahead() {
+  const std::lock_guard<std::mutex> hold(started_ahead_mutex);
+  children_started_ahead().clear();
+}
+
 int SupervisedRun::count(const std::string& status) const {
   int n = 0;
   for (const CaseRecord& record : cases) n += record.status == status;
@@ -233,6 +302,7 @@ SupervisedRun run_supervised(const SupervisionOptions& options) {
   while (true) {
     ChildResult child = run_child(options, with_exclusions(options.gtest_filter, finished));
     ++run.processes;
+    run.processes_started_ahead += child.started_ahead ? 1 : 0;
     for (const CaseRecord& record : child.ended) {
       run.cases.push_back(record);
       finished.insert(record.name);

@@ -70,6 +70,7 @@ int case_timeout_for(const SupervisionOptions& options, const std::string& name)
 struct SupervisedRun {
   std::vector<CaseRecord> cases;
   int processes = 0;  ///< Child processes started (a crash restarts the remaining cases).
+  int processes_started_ahead = 0;  ///< Of `processes`, those started ahead (start_child_ahead).
   /// Failures of the run itself (a process that died outside any case, ...).
   std::vector<std::string> problems;
 
@@ -83,6 +84,17 @@ struct SupervisedRun {
 /// "skipped" with "not run: <case> hung after N s" (a hanging kernel would otherwise hold the
 /// machine for its case count times the timeout).
 SupervisedRun run_supervised(const SupervisionOptions& options);
+
+/// Starts children ahead of the next runs of run_supervised with `executable` until `waiting`
+/// of them wait: their exec, LibTorch and CUDA context then overlap what this process does
+/// meanwhile (starting the worker, the previous kernel's cases), and a run hands the oldest its
+/// cases instead of forking one (framework/supervision/started_ahead.h). Call from the thread
+/// that will wait for the runs: a child ends with that thread. Does nothing under
+/// RKT_START_AHEAD=0.
+void start_child_ahead(const std::string& executable, std::size_t waiting = 1);
+
+/// Ends the children started ahead that no run took.
+void discard_children_started_ahead();
 
 /// 0 when every case passed (skips allowed, at least one pass), 77 when all were skipped,
 /// 1 otherwise (any failure or crash, or no case at all).

@@ -25,6 +25,8 @@
 #   `rkt eval --server` on the generated batch beside `rkt eval` on the same files;
 #   "lpcheck" the standalone check of the bf16/fp16 kernel headers (attention forward and backward,
 #   the GEMM, the row kernels) against float64, with CUDA-event timings (not rkt's verdict);
+#   "warm" judges started ahead against not (RKT_START_AHEAD=0/1): rkt eval of one file cached
+#   and new, rkt test of one kernel, rkt serve from the Python client, alternating, 3 times each;
 #   "startup" where a verdict's start-up goes (a judge process alone, with a worker, one case of a
 #   CPU and of a CUDA kernel) and RKT_STARTUP_KERNELS' case sets with the slabs off and on;
 #   "multigpu" runs issue 23's proof (tools/gpu/multigpu_proof.sh): ctest on every GPU against one,
@@ -385,6 +387,61 @@ if [[ " $steps " == *" serve "* ]]; then
   wait "$server" 2>/dev/null
 fi
 
+if [[ " $steps " == *" warm "* ]]; then
+  # Issue 29: judges started ahead (RKT_START_AHEAD) against starting each when its work is known,
+  # alternating, three times each: rkt eval of one file cached and new, rkt test of one kernel's
+  # whole case set, and a cached file through rkt serve from the Python client.
+  mkdir -p "$out/warm"
+  single=examples/cuda_kernel/softmax_warp_per_row.cu
+  # A first look, bounded: one case with a child started ahead; the step stops here if it fails.
+  timeout 60 "$build/bin/rkt" test --kernel relu/cuda_grid_stride --filter '*correctness_x1' --json \
+    >"$out/warm/first_look.json" 2>"$out/warm/first_look.log"
+  first_look=$?
+  echo "warm: first look (one case, child started ahead): exit $first_look"
+  grep -E '"processes' "$out/warm/first_look.json"
+  if [ "$first_look" -ne 0 ]; then tail -n 20 "$out/warm/first_look.log"; steps="${steps/warm/}"; fi
+fi
+if [[ " $steps " == *" warm "* ]]; then
+  RKT_EVAL_CACHE=/tmp/rkt-warm-cache timeout 120 "$build/bin/rkt" eval "$single" --out /tmp/rkt-warm-prime \
+    >/dev/null 2>&1
+  timed() {  # label command...: one line "label: exit N, S s" in times.txt
+    local label=$1 t0 code
+    shift
+    t0=$(date +%s.%N)
+    "$@" >>"$out/warm/commands.log" 2>&1
+    code=$?
+    echo "$label: exit $code, $(python3 -c "import time; print(round(time.time() - $t0, 2))") s" |
+      tee -a "$out/warm/times.txt"
+  }
+  for rep in 1 2 3; do
+    for ahead in 0 1; do
+      export RKT_START_AHEAD=$ahead
+      timed "eval cached, ahead=$ahead" env RKT_EVAL_CACHE=/tmp/rkt-warm-cache timeout 60 \
+        "$build/bin/rkt" eval "$single" --json --out "/tmp/rkt-warm-cached-$ahead-$rep"
+      timed "eval new, ahead=$ahead" env RKT_EVAL_CACHE="/tmp/rkt-warm-new-$ahead-$rep" timeout 60 \
+        "$build/bin/rkt" eval "$single" --json --out "/tmp/rkt-warm-new-$ahead-$rep"
+      timed "test relu/cuda_grid_stride, ahead=$ahead" timeout 60 \
+        "$build/bin/rkt" test --kernel relu/cuda_grid_stride --json
+    done
+  done
+  cp /tmp/rkt-warm-cached-1-3/eval.jsonl "$out/warm/cached_ahead.jsonl" 2>/dev/null
+  cp /tmp/rkt-warm-cached-0-3/eval.jsonl "$out/warm/cached_not_ahead.jsonl" 2>/dev/null
+  for ahead in 0 1; do
+    export RKT_START_AHEAD=$ahead
+    socket=/tmp/rkt-warm-$ahead.sock
+    RKT_EVAL_CACHE=/tmp/rkt-warm-cache timeout 150 "$build/bin/rkt" serve --socket "$socket" \
+      --out "/tmp/rkt-warm-serve-$ahead" >"$out/warm/server_$ahead.log" 2>&1 &
+    server=$!
+    for rep in 1 2 3 4; do
+      timed "serve cached from the Python client, ahead=$ahead" timeout 30 \
+        python3 tools/rkt_serve_client.py --socket "$socket" --wait 60 "$single"
+    done
+    kill "$server" 2>/dev/null
+    wait "$server" 2>/dev/null
+  done
+  unset RKT_START_AHEAD
+  cp /tmp/rkt-warm-serve-1/eval.jsonl "$out/warm/serve_ahead.jsonl" 2>/dev/null
+fi
 if [[ " $steps " == *" eval "* ]]; then
   # Issue 21: a kernel source to a JSON verdict with its benchmark, from a cold library cache and
   # from a warm one (a second --out, so that it is judged again), then the batch.

@@ -250,12 +250,17 @@ int run_eval_job(const EvalOptions& options) {
   const std::vector<std::string> slots = judge_slots(
       gpus.size() > 1 ? gpus : std::vector<std::string>{},
       options.judges_per_gpu > 0 ? options.judges_per_gpu : judges_per_gpu_by_default());
-  // Each slot's next child judge is started ahead (warm_judge.h); the first slot's first one now,
-  // so that it loads while the compiler runs (a cached file: while the cache is read).
+  // Each slot's next child judge is started ahead (warm_judge.h); the first judge of every slot
+  // the first files will use starts now, so that it loads while the compiler runs (a cached file:
+  // while the cache is read).
   std::vector<std::unique_ptr<WarmJudge>> warm;
   for (std::size_t s = 0; s < slots.size(); ++s) warm.push_back(std::make_unique<WarmJudge>(options.judge));
-  const bool any_cuda_source = std::any_of(options.sources.begin(), options.sources.end(), is_cuda_source);
-  if (!options.sources.empty()) warm.front()->start_ahead(any_cuda_source ? slots.front() : "");
+  const auto cuda_sources =
+      static_cast<std::size_t>(std::count_if(options.sources.begin(), options.sources.end(), is_cuda_source));
+  const std::size_t first_judges = slots.size() > 1 && cuda_sources > 1 ? std::min(slots.size(), cuda_sources)
+                                   : options.sources.empty()             ? 0
+                                                                         : 1;
+  for (std::size_t s = 0; s < first_judges; ++s) warm[s]->start_ahead(cuda_sources > 0 ? slots[s] : "");
   const std::vector<CompiledSource> compiled = compile_sources(options.sources, toolchain, cache, jobs);
   std::set<std::string> in_use;
   for (const CompiledSource& source : compiled) {

@@ -120,6 +120,8 @@ RunReport synthetic_run() {
                  failing_kernel_report()};
   run.kernels[0].supported_dims = {"N % 4 == 0", "N <= 8192"};  // Every report must show them.
   run.kernels[0].alignment_bytes = 16;  // Every report must show it too.
+  run.kernels[0].cases.processes = 2;  // a crash: the first child started ahead, one forked
+  run.kernels[0].cases.processes_started_ahead = 1;
   KernelReport impossible = kernel_report("relu", "too_fast", 0.01, 1.0, "passed");
   impossible.benchmark.impossible = true;
   run.kernels.push_back(impossible);

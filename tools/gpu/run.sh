@@ -27,6 +27,9 @@
 #   the GEMM, the row kernels) against float64, with CUDA-event timings (not rkt's verdict);
 #   "warm" judges started ahead against not (RKT_START_AHEAD=0/1): rkt eval of one file cached
 #   and new, rkt test of one kernel, rkt serve from the Python client, alternating, 3 times each;
+#   "batch_ab" the generated batch (RKT_EVAL_BATCH_COUNT files, default 24) judged from a primed
+#   library cache with judges started ahead and not (RKT_START_AHEAD=1/0), RKT_AB_JUDGES
+#   (default 4) judges on the GPU, each pass within RKT_AB_LIMIT s (default 160);
 #   "startup" where a verdict's start-up goes (a judge process alone, with a worker, one case of a
 #   CPU and of a CUDA kernel) and RKT_STARTUP_KERNELS' case sets with the slabs off and on;
 #   "multigpu" runs issue 23's proof (tools/gpu/multigpu_proof.sh): ctest on every GPU against one,
@@ -442,6 +445,27 @@ if [[ " $steps " == *" warm "* ]]; then
   unset RKT_START_AHEAD
   cp /tmp/rkt-warm-serve-1/eval.jsonl "$out/warm/serve_ahead.jsonl" 2>/dev/null
 fi
+if [[ " $steps " == *" batch_ab "* ]]; then
+  # Issue 29: what starting judges ahead does to a batch with several judges on the GPU. The
+  # libraries are compiled by the first pass (started ahead), so the two timed passes judge only.
+  mkdir -p "$out/batch_ab"
+  ab=/tmp/rkt-batch-ab
+  rm -rf "$ab"
+  python3 tools/eval_batch/make_candidates.py "$ab/candidates" --count "${RKT_EVAL_BATCH_COUNT:-24}" \
+    --device cuda >/dev/null
+  for pass in prime:1 ahead:1 not_ahead:0; do
+    name=${pass%%:*}
+    t0=$(date +%s.%N)
+    RKT_SEED=20261202 RKT_EVAL_CACHE="$ab/cache" RKT_START_AHEAD=${pass##*:} timeout "${RKT_AB_LIMIT:-160}" \
+      "$build/bin/rkt" eval "$ab/candidates"/*.cu --json --out "$ab/$name" --timeout 30 \
+      --judges-per-gpu "${RKT_AB_JUDGES:-4}" >"$out/batch_ab/$name.jsonl" 2>"$out/batch_ab/$name.log"
+    code=$?
+    echo "batch of $(ls "$ab/candidates"/*.cu | wc -l) files, $name (RKT_START_AHEAD=${pass##*:}," \
+      "${RKT_AB_JUDGES:-4} judges): exit $code, $(python3 -c "import time; print(round(time.time() - $t0, 1))") s" |
+      tee -a "$out/batch_ab/times.txt"
+  done
+  cp "$ab/candidates/expected.json" "$out/batch_ab/" 2>/dev/null
+fi
 if [[ " $steps " == *" eval "* ]]; then
   # Issue 21: a kernel source to a JSON verdict with its benchmark, from a cold library cache and
   # from a warm one (a second --out, so that it is judged again), then the batch.
@@ -544,4 +568,4 @@ grep -E "tests passed|tests failed|Total Test time|\*\*\*Failed|Not Run|Timeout|
 echo
 grep -E "_(median|stddev|cv) " "$out/bench_repeats.log" 2>/dev/null
 echo
-sed -n '/## Summary/,/## Notes/p' "$out/run/report.md" 2>/dev/null | head -n 60
+sed -n '/## Summary/,/## Notes/p' "$out/run/report.md" 2>/dev/null | head -n 60 || true  # no main job this call: nothing to show

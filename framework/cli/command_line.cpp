@@ -26,6 +26,7 @@
 #include "framework/serve/judge_server.h"
 #include "framework/inputs/hidden_inputs.h"
 #include "framework/inputs/seeding.h"
+#include "framework/isolation/kernel_library.h"
 #include "framework/registry/declaration_policy.h"
 #include "framework/registry/task_selection.h"
 #include "framework/supervision/device_skips.h"
@@ -421,6 +422,9 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
       become_handed_over_job(argc, argv, [&](const std::string& command) {
         if (command == "--rkt-child") ready_cuda_context();
         if (command == "run") {
+          // Its worker (rkt eval's and rkt serve's judges learn their library with the job) and
+          // its first case child, both loading while it waits.
+          start_worker_awaiting_library(kernels);
           start_child_ahead(own_executable(argv[0]));
           child_started_ahead = true;
         }

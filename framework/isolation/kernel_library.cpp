@@ -26,6 +26,8 @@ struct LibraryState {
   WorkerLaunch launch;
   std::unique_ptr<WorkerProcess> worker;
   std::unique_ptr<WorkerProcess> spare;  // started ahead, lent next (keep_spare_worker)
+  std::unique_ptr<WorkerProcess> awaiting;  // started before the library was known
+  WorkerLaunch awaiting_launch;             // how `awaiting` was started (its library empty)
   bool keep_spare = false;
   std::map<const KernelSpec*, std::uint32_t> worker_index;  // kernels that run in the worker
   std::string sandbox;
@@ -101,6 +103,39 @@ std::string isolation_summary() {
          (state().sandbox.empty() ? std::string("no worker was started") : state().sandbox) + ")";
 }
 
+namespace {
+// The worker started ahead (start_worker_awaiting_library), given `launch.library`, when it was
+// started as `launch` would start one and is still there; nullptr otherwise (it is ended).
+std::unique_ptr<WorkerProcess> take_awaiting_worker(const WorkerLaunch& launch) {
+  LibraryState& library = state();
+  std::unique_ptr<WorkerProcess> awaiting = std::move(library.awaiting);
+  if (!awaiting || launch.executable != library.awaiting_launch.executable ||
+      launch.change_root != library.awaiting_launch.change_root || !launch.wrapper.empty() ||
+      !awaiting->running()) {
+    return nullptr;
+  }
+  try {
+    awaiting->give_library(launch.library);
+  } catch (const WorkerFailure& failure) {
+    std::fprintf(stderr, "rkt: started ahead of its library, %s; starting another\n", failure.what());
+    return nullptr;
+  }
+  return awaiting;
+}
+}  // namespace
+
+void start_worker_awaiting_library(const KernelLibraryLocation& location) {
+  LibraryState& library = state();
+  if (isolation_mode() != IsolationMode::isolated || library.awaiting || location.worker.empty()) return;
+  library.awaiting_launch = WorkerLaunch{};
+  library.awaiting_launch.executable = location.worker;
+  try {
+    library.awaiting = WorkerProcess::launch_awaiting_library(library.awaiting_launch);
+  } catch (const WorkerFailure&) {
+    // Nothing started ahead: load_kernel_library starts the worker, as without.
+  }
+}
+
 std::string load_kernel_library(const KernelLibraryLocation& location) {
   LibraryState& library = state();
   library.launch.library = location.library;
@@ -110,10 +145,15 @@ std::string load_kernel_library(const KernelLibraryLocation& location) {
   library.launch.executable = location.worker;
   const char* chroot = std::getenv(kWorkerChrootVariable);
   library.launch.change_root = !(chroot != nullptr && std::string(chroot) == "0");
+  if (library.launch.library.empty() || isolation_mode() == IsolationMode::in_process) {
+    library.awaiting.reset();  // a worker started ahead that nothing will use
+  }
   if (library.launch.library.empty()) return "";
   if (isolation_mode() == IsolationMode::in_process) return load_in_process(library.launch.library);
   try {
     library.worker = adopt_lent_worker(library.launch.library);
+    if (library.worker) library.awaiting.reset();
+    if (!library.worker) library.worker = take_awaiting_worker(library.launch);
     if (!library.worker) library.worker = std::make_unique<WorkerProcess>(library.launch);
   } catch (const WorkerFailure& failure) {
     return std::string("could not start a worker for ") + library.launch.library + ": " + failure.what();

@@ -41,6 +41,12 @@ struct KernelLibraryLocation {
 /// Returns "" or a sentence saying why the library could not be loaded.
 std::string load_kernel_library(const KernelLibraryLocation& location);
 
+/// A judge started ahead of its work (framework/supervision/started_ahead.h) starts its worker
+/// now, before it knows which library it will judge: load_kernel_library hands that worker the
+/// library when it has the same executable and sandbox setting, and starts its own otherwise.
+/// The worker loads no kernel code until then.
+void start_worker_awaiting_library(const KernelLibraryLocation& location);
+
 IsolationMode isolation_mode();
 /// One line for reports: the mode, and in isolated mode what the worker's sandbox holds.
 std::string isolation_summary();

@@ -41,9 +41,15 @@ struct WorkerCommand {
   explicit WorkerCommand(const WorkerLaunch& launch) {
     arguments = launch.wrapper;
     for (std::string argument : {launch.wrapper.empty() ? std::string("rkt-worker") : launch.executable,
-                                 std::string("--socket"), std::to_string(kWorkerSocketFd),
-                                 std::string("--library"), launch.library}) {
+                                 std::string("--socket"), std::to_string(kWorkerSocketFd)}) {
       arguments.push_back(std::move(argument));
+    }
+    // No library yet (launch_awaiting_library): its path will be the first message.
+    if (launch.library.empty()) {
+      arguments.push_back("--library-from-socket");
+    } else {
+      arguments.push_back("--library");
+      arguments.push_back(launch.library);
     }
     if (!launch.change_root) arguments.push_back("--no-chroot");
     for (const char* name : kInheritedVariables) {
@@ -108,6 +114,27 @@ std::optional<int> exit_status_of_zombie(pid_t pid) {
 
 WorkerProcess::WorkerProcess(const WorkerLaunch& launch) {
   launch_process(launch);
+  describe_after_start();
+}
+
+std::unique_ptr<WorkerProcess> WorkerProcess::launch_awaiting_library(const WorkerLaunch& launch) {
+  WorkerLaunch awaiting = launch;
+  awaiting.library.clear();
+  std::unique_ptr<WorkerProcess> worker(new WorkerProcess());
+  worker->launch_process(awaiting);
+  return worker;
+}
+
+void WorkerProcess::give_library(const std::string& library) {
+  try {
+    wire::send_datagram(socket_, {std::string(wire::kLibraryMessagePrefix) + library, {}});
+  } catch (const wire::WireError& error) {
+    fail(std::string("ended before it was given its library (") + error.what() + ")");
+  }
+  describe_after_start();
+}
+
+void WorkerProcess::describe_after_start() {
   wire::Request describe;
   describe.kind = wire::RequestKind::describe;
   describe.sequence = ++sequence_;

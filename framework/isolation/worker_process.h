@@ -52,6 +52,14 @@ class WorkerProcess {
   /// Starts a worker without waiting for it: only to be lent (its adopter's request is the first
   /// it answers, once loaded), so that its start overlaps other work. Throws WorkerFailure.
   static std::unique_ptr<WorkerProcess> launch_for_lending(const WorkerLaunch& launch);
+  /// Starts a worker before its kernel library is known (`launch.library` is ignored): its exec
+  /// and LibTorch's loading overlap the judge's own start, and it loads nothing of a kernel until
+  /// give_library names one. Throws WorkerFailure.
+  static std::unique_ptr<WorkerProcess> launch_awaiting_library(const WorkerLaunch& launch);
+  /// Names the library a worker from launch_awaiting_library loads, then asks it to describe its
+  /// kernels as the constructor does: from here on it is the worker `WorkerProcess(launch)` with
+  /// that library would have been. Throws WorkerFailure.
+  void give_library(const std::string& library);
   ~WorkerProcess();
   WorkerProcess(const WorkerProcess&) = delete;
   WorkerProcess& operator=(const WorkerProcess&) = delete;
@@ -86,6 +94,7 @@ class WorkerProcess {
  private:
   WorkerProcess() = default;
   void launch_process(const WorkerLaunch& launch);  ///< socketpair, fork and execve
+  void describe_after_start();  ///< the first describe request, within the start-up timeout
   [[noreturn]] void fail(const std::string& what);
   std::string how_it_ended();
 

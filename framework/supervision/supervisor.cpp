@@ -324,9 +324,16 @@ SupervisedRun run_supervised(const SupervisionOptions& options) {
              " before the framework wrote its verdict";
     }
     if (child.running.empty()) {
+      // A child started ahead that never ran a case may have failed to take its job (its
+      // output was /dev/null until then): say how to start children afresh.
+      const std::string started_ahead =
+          child.started_ahead && child.ended.empty()
+              ? " (it was started ahead and handed its cases; RKT_START_AHEAD=0 starts each child "
+                "afresh, and shows what it prints)"
+              : "";
       run.problems.push_back("a test process " + what +
                              (child.ended.empty() ? ", before running any case"
-                                                  : ", between cases"));
+                                                  : ", between cases") + started_ahead);
       break;
     }
     // The record keeps what the case last announced it would run its kernel on, so that a hung

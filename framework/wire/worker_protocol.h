@@ -23,6 +23,11 @@ namespace rkt::wire {
 // accumulation precision.
 inline constexpr std::uint32_t kProtocolVersion = 6;
 
+/// The first message a worker started with --library-from-socket receives (a worker started
+/// before its judge knew the library): this prefix, then the library's path. Nothing else of the
+/// protocol is sent before it.
+inline constexpr const char* kLibraryMessagePrefix = "rkt-library ";
+
 enum class RequestKind : std::uint32_t {
   describe = 1,     ///< List the kernels of the loaded library; reply: DescribeReply.
   call = 2,         ///< Run one kernel once on shared buffers; reply: CallReply.

@@ -1,6 +1,7 @@
 // rkt-worker: the untrusted side of the trust boundary. The judge starts it with a clean
-// environment and one socket (descriptor 3); it loads one kernel library, readies the devices,
-// enters its sandbox and then serves requests. It links no judge code.
+// environment and one socket (descriptor 3); it loads one kernel library (named on its command
+// line, or by the first message when it was started before its judge knew it), readies the
+// devices, enters its sandbox and then serves requests. It links no judge code.
 #include <dlfcn.h>
 
 #include <cstdlib>
@@ -42,20 +43,40 @@ rkt::wire::KernelDescription describe(const rkt::KernelSpec& kernel) {
 int main(int argc, char** argv) {
   int socket = -1;
   std::string library;
+  bool library_from_socket = false;  // started ahead: the library's path is the first message
   rkt::SandboxOptions sandbox;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--socket" && i + 1 < argc) socket = std::atoi(argv[++i]);
     else if (arg == "--library" && i + 1 < argc) library = argv[++i];
+    else if (arg == "--library-from-socket") library_from_socket = true;
     else if (arg == "--no-chroot") sandbox.change_root = false;
     else {
       std::cerr << "rkt-worker: unknown argument '" << arg << "' (started by rkt, not by hand)\n";
       return 2;
     }
   }
-  if (socket < 0 || library.empty()) {
-    std::cerr << "rkt-worker: needs --socket FD --library PATH (it is started by rkt)\n";
+  if (socket < 0 || library.empty() == !library_from_socket) {
+    std::cerr << "rkt-worker: needs --socket FD and --library PATH or --library-from-socket (it is started by "
+                 "rkt)\n";
     return 2;
+  }
+  if (library_from_socket) {
+    // Started before its judge knew the library: the exec and LibTorch's loading are done; the
+    // library comes now, and everything after this is as for a worker started with --library.
+    rkt::wire::Datagram message;
+    try {
+      if (rkt::wire::receive_datagram(socket, -1, message) != rkt::wire::ReceiveStatus::received) return 0;
+    } catch (const rkt::wire::WireError& error) {
+      std::cerr << "rkt-worker: protocol error: " << error.what() << "\n";
+      return 3;
+    }
+    const std::string prefix = rkt::wire::kLibraryMessagePrefix;
+    if (message.bytes.compare(0, prefix.size(), prefix) != 0 || !message.fds.empty()) {
+      std::cerr << "rkt-worker: protocol error: the first message is not a kernel library's path\n";
+      return 3;
+    }
+    library = message.bytes.substr(prefix.size());
   }
   rkt::WorkerState state;
   void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);

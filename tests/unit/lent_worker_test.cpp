@@ -1,6 +1,7 @@
 // A worker lent by the main job to a child judge (framework/isolation/kernel_library.h, lend_worker):
 // adopted past whatever an earlier judge left on its socket, kept alive for the lender when the
-// adopting judge is done, and refused quickly when it is gone.
+// adopting judge is done, and refused quickly when it is gone. And a worker started before its
+// library was known (WorkerProcess::launch_awaiting_library), as a judge started ahead starts one.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -65,6 +66,32 @@ TEST(LentWorker, AdoptingKillsNothingButDiscardingAnAdoptedWorkerKillsIt) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   EXPECT_FALSE(lender.running()) << "the lender sees its worker gone and replaces it";
+}
+
+TEST(WorkerAwaitingLibrary, BecomesTheWorkerOfTheLibraryItIsGiven) {
+  const WorkerProcess started_with_it(adversaries_worker());
+  std::unique_ptr<WorkerProcess> awaiting = WorkerProcess::launch_awaiting_library(adversaries_worker());
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_TRUE(awaiting->running()) << "it waits for its library";
+  awaiting->give_library(RKT_ADVERSARIES_LIBRARY);
+  ASSERT_EQ(awaiting->description().kernels.size(), started_with_it.description().kernels.size());
+  EXPECT_TRUE(awaiting->description().load_error.empty()) << awaiting->description().load_error;
+  EXPECT_EQ(awaiting->description().sandbox, started_with_it.description().sandbox)
+      << "the same sandbox as a worker started with its library";
+  for (std::size_t i = 0; i < awaiting->description().kernels.size(); ++i) {
+    EXPECT_EQ(awaiting->description().kernels[i].kernel_id, started_with_it.description().kernels[i].kernel_id);
+  }
+}
+
+TEST(WorkerAwaitingLibrary, AMissingLibraryIsItsLoadErrorAndAClosedSocketEndsIt) {
+  std::unique_ptr<WorkerProcess> awaiting = WorkerProcess::launch_awaiting_library(adversaries_worker());
+  awaiting->give_library("/nonexistent/libnothing.so");
+  EXPECT_NE(awaiting->description().load_error.find("could not load the kernel library"), std::string::npos)
+      << awaiting->description().load_error;
+  EXPECT_TRUE(awaiting->description().kernels.empty());
+  // A worker never given a library ends when its judge goes (its socket closes), loading nothing.
+  std::unique_ptr<WorkerProcess> unused = WorkerProcess::launch_awaiting_library(adversaries_worker());
+  EXPECT_TRUE(unused->finish(10)) << "it exits by itself when its socket closes";
 }
 
 }  // namespace

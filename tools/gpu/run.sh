@@ -26,7 +26,8 @@
 #   "lpcheck" the standalone check of the bf16/fp16 kernel headers (attention forward and backward,
 #   the GEMM, the row kernels) against float64, with CUDA-event timings (not rkt's verdict);
 #   "warm" judges started ahead against not (RKT_START_AHEAD=0/1): rkt eval of one file cached
-#   and new, rkt test of one kernel, rkt serve from the Python client, alternating, 3 times each;
+#   and new, rkt test of one kernel, rkt serve from the Python client, alternating, RKT_WARM_REPS
+#   times each (default 3; the server one more);
 #   "batch_ab" the generated batch (RKT_EVAL_BATCH_COUNT files, default 24) judged from a primed
 #   library cache with judges started ahead and not (RKT_START_AHEAD=1/0), RKT_AB_JUDGES
 #   (default 4) judges on the GPU, each pass within RKT_AB_LIMIT s (default 160);
@@ -416,7 +417,7 @@ if [[ " $steps " == *" warm "* ]]; then
     echo "$label: exit $code, $(python3 -c "import time; print(round(time.time() - $t0, 2))") s" |
       tee -a "$out/warm/times.txt"
   }
-  for rep in 1 2 3; do
+  for rep in $(seq "${RKT_WARM_REPS:-3}"); do
     for ahead in 0 1; do
       export RKT_START_AHEAD=$ahead
       timed "eval cached, ahead=$ahead" env RKT_EVAL_CACHE=/tmp/rkt-warm-cache timeout 60 \
@@ -427,15 +428,15 @@ if [[ " $steps " == *" warm "* ]]; then
         "$build/bin/rkt" test --kernel relu/cuda_grid_stride --json
     done
   done
-  cp /tmp/rkt-warm-cached-1-3/eval.jsonl "$out/warm/cached_ahead.jsonl" 2>/dev/null
-  cp /tmp/rkt-warm-cached-0-3/eval.jsonl "$out/warm/cached_not_ahead.jsonl" 2>/dev/null
+  cp "/tmp/rkt-warm-cached-1-$rep/eval.jsonl" "$out/warm/cached_ahead.jsonl" 2>/dev/null
+  cp "/tmp/rkt-warm-cached-0-$rep/eval.jsonl" "$out/warm/cached_not_ahead.jsonl" 2>/dev/null
   for ahead in 0 1; do
     export RKT_START_AHEAD=$ahead
     socket=/tmp/rkt-warm-$ahead.sock
     RKT_EVAL_CACHE=/tmp/rkt-warm-cache timeout 150 "$build/bin/rkt" serve --socket "$socket" \
       --out "/tmp/rkt-warm-serve-$ahead" >"$out/warm/server_$ahead.log" 2>&1 &
     server=$!
-    for rep in 1 2 3 4; do
+    for rep in $(seq $((${RKT_WARM_REPS:-3} + 1))); do
       timed "serve cached from the Python client, ahead=$ahead" timeout 30 \
         python3 tools/rkt_serve_client.py --socket "$socket" --wait 60 "$single"
     done

@@ -14,8 +14,6 @@
 
 #include "framework/supervision/started_ahead.h"
 
-extern char** environ;
-
 namespace rkt {
 namespace {
 
@@ -65,13 +63,7 @@ ChildOutcome run_child_command(const ChildCommand& command, ProcessStartedAhead*
   install_child_reaper();
   ChildOutcome outcome;
   const auto start = std::chrono::steady_clock::now();
-  std::vector<std::string> environment_text;
-  for (char** entry = environ; *entry != nullptr; ++entry) {
-    const std::string text = *entry;
-    const std::string name = text.substr(0, text.find('='));
-    if (command.environment.count(name) == 0) environment_text.push_back(text);
-  }
-  for (const auto& [name, value] : command.environment) environment_text.push_back(name + "=" + value);
+  std::vector<std::string> environment_text = environment_with(command.environment);
   std::vector<char*> envp;
   for (std::string& text : environment_text) envp.push_back(text.data());
   envp.push_back(nullptr);

@@ -257,9 +257,8 @@ int run_eval_job(const EvalOptions& options) {
   for (std::size_t s = 0; s < slots.size(); ++s) warm.push_back(std::make_unique<WarmJudge>(options.judge));
   const auto cuda_sources =
       static_cast<std::size_t>(std::count_if(options.sources.begin(), options.sources.end(), is_cuda_source));
-  const std::size_t first_judges = slots.size() > 1 && cuda_sources > 1 ? std::min(slots.size(), cuda_sources)
-                                   : options.sources.empty()             ? 0
-                                                                         : 1;
+  std::size_t first_judges = options.sources.empty() ? 0 : 1;
+  if (slots.size() > 1 && cuda_sources > 1) first_judges = std::min(slots.size(), cuda_sources);
   for (std::size_t s = 0; s < first_judges; ++s) warm[s]->start_ahead(cuda_sources > 0 ? slots[s] : "");
   const std::vector<CompiledSource> compiled = compile_sources(options.sources, toolchain, cache, jobs);
   std::set<std::string> in_use;

@@ -232,8 +232,7 @@ std::optional<std::vector<std::string>> become_handed_over_job(
   const int socket = std::atoi(socket_text);
   ::fcntl(socket, F_SETFD, FD_CLOEXEC);
   ::unsetenv(kHandOverSocketVariable);
-  std::vector<std::string> started_environment;
-  for (char** entry = environ; *entry != nullptr; ++entry) started_environment.push_back(*entry);
+  const std::vector<std::string> started_environment = environment_with({});
   warm_up(command);
   wire::Datagram datagram;
   HandedOverJob job;

@@ -1,5 +1,6 @@
 #include "framework/base/phase_times.h"
 
+#include <algorithm>
 #include <chrono>
 #include <mutex>
 #include <sstream>
@@ -19,13 +20,19 @@ struct PhaseClock {
   std::thread::id owner{};
   bool owned = false;
   PhaseTimes totals;
-  std::vector<Phase> open;  ///< innermost last
+  struct OpenScope {
+    Phase phase;
+    double counted_ms = 0;  ///< what this scope has counted so far (never its nested ones')
+  };
+  std::vector<OpenScope> open;  ///< innermost last
   Clock::time_point since{};
 
   // Charges the time since `since` to the innermost open phase.
   void charge(Clock::time_point now) {
     if (!open.empty()) {
-      totals[open.back()] += std::chrono::duration<double, std::milli>(now - since).count();
+      const double elapsed = std::chrono::duration<double, std::milli>(now - since).count();
+      totals[open.back().phase] += elapsed;
+      open.back().counted_ms += elapsed;
     }
     since = now;
   }
@@ -64,6 +71,7 @@ const char* to_string(Phase phase) {
     case Phase::kernel_calls: return "kernel_calls";
     case Phase::comparison: return "comparison";
     case Phase::timing: return "timing";
+    case Phase::buffer_sharing: return "buffer_sharing";
   }
   return "unknown";
 }
@@ -104,6 +112,18 @@ PhaseTimes parse_phase_times(const std::string& text) {
   return times;
 }
 
+void reassign_phase_time(Phase phase, double milliseconds) {
+  PhaseClock& clock = phase_clock();
+  std::lock_guard<std::mutex> lock(clock.mutex);
+  if (!clock.owned || clock.owner != std::this_thread::get_id() || clock.open.empty()) return;
+  clock.charge(Clock::now());
+  PhaseClock::OpenScope& scope = clock.open.back();
+  const double moved = std::max(0.0, std::min(milliseconds, scope.counted_ms));
+  scope.counted_ms -= moved;
+  clock.totals[scope.phase] -= moved;
+  clock.totals[phase] += moved;
+}
+
 ScopedPhase::ScopedPhase(Phase phase) {
   PhaseClock& clock = phase_clock();
   std::lock_guard<std::mutex> lock(clock.mutex);
@@ -113,7 +133,7 @@ ScopedPhase::ScopedPhase(Phase phase) {
   }
   if (clock.owner != std::this_thread::get_id()) return;
   clock.charge(Clock::now());
-  clock.open.push_back(phase);
+  clock.open.push_back({phase});
   open_ = true;
 }
 

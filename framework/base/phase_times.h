@@ -18,8 +18,11 @@ enum class Phase : std::size_t {
   kernel_calls,  ///< calls of the kernel (in the worker: the round trip included)
   comparison,    ///< judging outputs against the reference
   timing,        ///< the benchmark's timed calls of the kernel and its baselines
+  /// buffers a worker maps: the judge's allocations, exports, copies into them and frees, and
+  /// the worker's mapping and unmapping of them (reported in its reply)
+  buffer_sharing,
 };
-inline constexpr std::size_t kPhaseCount = 5;
+inline constexpr std::size_t kPhaseCount = 6;
 
 /// Milliseconds per phase.
 struct PhaseTimes {
@@ -32,7 +35,7 @@ struct PhaseTimes {
   PhaseTimes operator-(const PhaseTimes& earlier) const;
 };
 
-/// "drawing", "references", "kernel_calls", "comparison", "timing".
+/// "drawing", "references", "kernel_calls", "comparison", "timing", "buffer_sharing".
 const char* to_string(Phase phase);
 
 /// This process's totals so far (scopes still open count up to now).
@@ -42,6 +45,11 @@ PhaseTimes process_phase_times();
 /// ones are zero.
 std::string format_phase_times(const PhaseTimes& times);
 PhaseTimes parse_phase_times(const std::string& text);
+
+/// Moves `milliseconds` already counted against the innermost open scope to `phase`: time
+/// measured elsewhere (the worker's mapping of buffers, inside a kernel call's round trip). At
+/// most what that scope has counted moves.
+void reassign_phase_time(Phase phase, double milliseconds);
 
 /// Counts the time until its end against `phase` (and not against an enclosing scope's phase).
 class ScopedPhase {

@@ -15,40 +15,6 @@
 
 namespace rkt {
 
-
-std::vector<at::Tensor> meta_copies(const std::vector<at::Tensor>& tensors) {
-  std::vector<at::Tensor> meta;
-  for (const at::Tensor& tensor : tensors) {
-    meta.push_back(at::empty(tensor.sizes(), tensor.options().device(at::kMeta)));
-  }
-  return meta;
-}
-
-std::vector<OutputSignature> infer_output_signatures(const TaskSpec& task,
-                                                     const std::vector<at::Tensor>& inputs,
-                                                     Device device) {
-  std::vector<at::Tensor> outputs;
-  try {
-    outputs = task.reference()(meta_copies(inputs));
-  } catch (const c10::Error&) {
-    std::vector<at::Tensor> zero_inputs;
-    for (const at::Tensor& input : inputs) {
-      zero_inputs.push_back(at::zeros(input.sizes(), input.options().device(to_torch_device(device))));
-    }
-    outputs = task.reference()(zero_inputs);
-  }
-  if (outputs.size() != task.output_names().size()) {
-    throw std::invalid_argument("task '" + task.id() + "': the reference returns " +
-                                std::to_string(outputs.size()) + " tensors but the task names " +
-                                std::to_string(task.output_names().size()) + " outputs");
-  }
-  std::vector<OutputSignature> signatures;
-  for (const at::Tensor& output : outputs) {
-    signatures.push_back({output.sizes().vec(), output.scalar_type()});
-  }
-  return signatures;
-}
-
 void poison_output(const at::Tensor& output) {
   if (at::isFloatingType(output.scalar_type())) {
     output.fill_(std::numeric_limits<double>::quiet_NaN());

@@ -8,28 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "framework/isolation/output_signatures.h"
 #include "framework/isolation/redzones.h"
 #include "framework/runtime/kernel_execution.h"
 #include "rkt/registration.h"
 #include "rkt/task.h"
 
 namespace rkt {
-
-/// The shape and dtype of one output, learned by running the reference on meta tensors.
-struct OutputSignature {
-  std::vector<std::int64_t> sizes;
-  c10::ScalarType dtype = c10::kFloat;
-};
-
-/// Tensors of the same shapes and dtypes on the meta device (no data).
-std::vector<at::Tensor> meta_copies(const std::vector<at::Tensor>& tensors);
-
-/// Runs `task`'s reference on meta copies of `inputs` (no data is touched). Operators without a
-/// meta kernel (aten::relu, ...) fall back to a run on zeros on `device`: still no expected
-/// values are ever computed before the kernel runs.
-std::vector<OutputSignature> infer_output_signatures(const TaskSpec& task,
-                                                     const std::vector<at::Tensor>& inputs,
-                                                     Device device);
 
 /// Fills `output` with the poison: NaN for floating types, the most negative value otherwise.
 void poison_output(const at::Tensor& output);

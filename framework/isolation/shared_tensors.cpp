@@ -11,6 +11,8 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "framework/base/phase_times.h"
+#include "framework/isolation/idle_buffer_pool.h"
 #include "framework/isolation/redzones.h"
 #include "framework/isolation/slab_allocator.h"
 #include "framework/runtime/torch_bridge.h"
@@ -30,6 +32,9 @@ struct Allocation {
   int slab = -1;
   std::uint64_t slab_offset = 0;
   std::uint64_t bytes = 0;  ///< This allocation's own size.
+  /// Kept for a buffer of the same size when freed (idle_buffer_pool.h); the sanitizer's
+  /// exact-size buffers are not.
+  bool reusable = false;
 };
 
 // A GPU allocation exported to workers once; small shared buffers are carved out of it.
@@ -45,6 +50,9 @@ struct Registry {
   std::vector<std::uint64_t> released;
   std::vector<void*> cuda_to_free;  // freed once the worker has closed its handles
   std::vector<Slab> slabs;          // kept for the process's life, mapped by each worker once
+  IdleBufferPool idle_cpu{kIdleSharedBufferBytesCpu};
+  IdleBufferPool idle_cuda{kIdleSharedBufferBytesCuda};
+  std::map<std::uint64_t, Allocation> idle;  // by buffer id: the allocations the pools hold
   // Unique across the judge processes that may share one worker (an adopted worker keeps no
   // mapping of an earlier judge, but ids never collide either way).
   std::uint64_t next_id = (static_cast<std::uint64_t>(::getpid()) << 32) | 1;
@@ -55,7 +63,34 @@ Registry& registry() {
   return *instance;
 }
 
+// RKT_SHARED_BUFFER_POOL=0 frees every buffer when its tensor goes (each call then allocates,
+// exports and maps its own), to measure what the pool saves.
+bool reuse_enabled() {
+  static const bool enabled = [] {
+    const char* setting = std::getenv("RKT_SHARED_BUFFER_POOL");
+    return setting == nullptr || std::string(setting) != "0";
+  }();
+  return enabled;
+}
+
+IdleBufferPool& idle_pool(Registry& shared, Device device) {
+  return device == Device::cpu ? shared.idle_cpu : shared.idle_cuda;
+}
+
+// Gives `allocation`'s memory back (shared.mutex held): the worker is told to let go of it with
+// the next request; CUDA memory is freed once it has (release_confirmed).
+void free_allocation(Registry& shared, void* base, const Allocation& allocation) {
+  shared.released.push_back(allocation.buffer.id);
+  if (allocation.buffer.device == Device::cpu) {
+    munmap(base, allocation.buffer.bytes);
+    close(allocation.fd);
+  } else {
+    shared.cuda_to_free.push_back(base);
+  }
+}
+
 void release(void* data) {
+  ScopedPhase phase(Phase::buffer_sharing);
   forget_redzones(data);
   Registry& shared = registry();
   std::lock_guard<std::mutex> lock(shared.mutex);
@@ -72,13 +107,32 @@ void release(void* data) {
                                                                            allocation.bytes);
     return;
   }
-  shared.released.push_back(allocation.buffer.id);
-  if (allocation.buffer.device == Device::cpu) {
-    munmap(base, allocation.buffer.bytes);
-    close(allocation.fd);
-  } else {
-    shared.cuda_to_free.push_back(base);
+  if (allocation.reusable && reuse_enabled()) {
+    // Kept, still mapped by the worker, for the next buffer of this size.
+    shared.idle[allocation.buffer.id] = allocation;
+    for (const IdleBuffer& evicted : idle_pool(shared, allocation.buffer.device)
+                                         .keep({allocation.buffer.id, base, allocation.buffer.bytes,
+                                                allocation.buffer.inaccessible_page_after})) {
+      free_allocation(shared, evicted.base, shared.idle.at(evicted.id));
+      shared.idle.erase(evicted.id);
+    }
+    return;
   }
+  free_allocation(shared, base, allocation);
+}
+
+// An idle buffer of exactly `allocation`'s size and mapping, taken for it; its base, or nullptr.
+void* reuse_idle(Allocation& allocation) {
+  if (!allocation.reusable || !reuse_enabled()) return nullptr;
+  Registry& shared = registry();
+  std::lock_guard<std::mutex> lock(shared.mutex);
+  const std::optional<IdleBuffer> found =
+      idle_pool(shared, allocation.buffer.device)
+          .take(allocation.bytes, allocation.buffer.inaccessible_page_after);
+  if (!found) return nullptr;
+  allocation = shared.idle.at(found->id);
+  shared.idle.erase(found->id);
+  return found->base;
 }
 
 #if RKT_WITH_CUDA
@@ -137,6 +191,7 @@ void* carve_from_slab(Allocation& allocation, const BufferPlacement& placement) 
 
 at::Tensor allocate_shared_tensor(at::IntArrayRef sizes, c10::ScalarType dtype, Device device,
                                   const BufferPlacement& placement) {
+  ScopedPhase phase(Phase::buffer_sharing);
   std::int64_t elements = 1;
   for (std::int64_t size : sizes) elements *= size;
   // Redzones on both sides; an inaccessible page after the data only where the worker can map
@@ -150,8 +205,11 @@ at::Tensor allocate_shared_tensor(at::IntArrayRef sizes, c10::ScalarType dtype, 
   allocation.buffer.bytes = bytes;
   allocation.buffer.device = device;
   allocation.buffer.inaccessible_page_after = layout.inaccessible_page_after;
-  void* base = nullptr;
-  if (device == Device::cpu) {
+  allocation.reusable = placement.redzones;
+  void* base = reuse_idle(allocation);
+  if (base != nullptr) {
+    // The same buffer id: the worker has it mapped already.
+  } else if (device == Device::cpu) {
     allocation.fd = memfd_create("rkt-shared-tensor", MFD_CLOEXEC);
     if (allocation.fd < 0 || ftruncate(allocation.fd, static_cast<off_t>(bytes)) != 0) {
       throw std::runtime_error(std::string("could not create shared memory: ") + std::strerror(errno));
@@ -172,7 +230,7 @@ at::Tensor allocate_shared_tensor(at::IntArrayRef sizes, c10::ScalarType dtype, 
   {
     Registry& shared = registry();
     std::lock_guard<std::mutex> lock(shared.mutex);
-    if (allocation.slab < 0) allocation.buffer.id = shared.next_id++;
+    if (allocation.slab < 0 && allocation.buffer.id == 0) allocation.buffer.id = shared.next_id++;
     shared.by_base[reinterpret_cast<std::uintptr_t>(base)] = allocation;
   }
   void* data = static_cast<char*>(base) + layout.data_offset;
@@ -182,6 +240,7 @@ at::Tensor allocate_shared_tensor(at::IntArrayRef sizes, c10::ScalarType dtype, 
 }
 
 at::Tensor shared_copy(const at::Tensor& tensor, Device device, const BufferPlacement& placement) {
+  ScopedPhase phase(Phase::buffer_sharing);
   at::Tensor copy = allocate_shared_tensor(tensor.sizes(), tensor.scalar_type(), device, placement);
   copy.copy_(tensor);
   return copy;
@@ -218,6 +277,7 @@ std::vector<std::uint64_t> take_released_buffers() {
 }
 
 void release_confirmed() {
+  ScopedPhase phase(Phase::buffer_sharing);
   std::vector<void*> to_free;
   {
     Registry& shared = registry();

@@ -20,6 +20,7 @@
 #include <sstream>
 #include <thread>
 
+#include "framework/base/phase_times.h"
 #include "rkt/defaults.h"
 
 namespace rkt {
@@ -369,6 +370,8 @@ wire::Reply WorkerProcess::ask(wire::Request request, const std::vector<SharedLo
     fail("sent a reply out of turn (sequence " + std::to_string(reply.sequence) + ", expected " +
          std::to_string(request.sequence) + "): something other than the worker wrote to its socket");
   }
+  // The worker's mapping and unmapping is buffer sharing, not the kernel's call.
+  reassign_phase_time(Phase::buffer_sharing, reply.mapping_milliseconds);
   // A second message waiting already is a forgery too: the worker sends exactly one reply.
   wire::Datagram extra;
   if (wire::receive_datagram(socket_, 0, extra) == wire::ReceiveStatus::received) {

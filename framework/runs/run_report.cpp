@@ -570,7 +570,8 @@ std::string time_breakdown_text(const RunReport& report) {
   text << "Where the time went: " << fixed(wall_seconds, 1) << " s for " << report.kernels.size()
        << (report.kernels.size() == 1 ? " kernel" : " kernels") << ": drawing inputs "
        << seconds(Phase::drawing) << ", references " << seconds(Phase::references)
-       << ", kernel calls " << seconds(Phase::kernel_calls) << ", comparison "
+       << ", kernel calls " << seconds(Phase::kernel_calls) << ", buffers shared with workers "
+       << seconds(Phase::buffer_sharing) << ", comparison "
        << seconds(Phase::comparison) << ", benchmark timing " << seconds(Phase::timing)
        << ", the rest " << fixed(std::max(0.0, wall_seconds - phases.total() / 1000), 1)
        << " s (starting processes and workers, loading LibTorch and CUDA, scheduling).";

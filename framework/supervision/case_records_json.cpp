@@ -107,6 +107,13 @@ Json case_record(const CaseRecord& record) {
   entry["status"] = record.status;
   entry["milliseconds"] = record.milliseconds;
   entry["message"] = record.message;
+  if (record.phases.total() > 0) {
+    // Where the case's milliseconds went inside its judge (base/phase_times.h).
+    Json& phases = entry["time_breakdown_ms"] = Json::object();
+    for (std::size_t i = 0; i < kPhaseCount; ++i) {
+      phases[to_string(static_cast<Phase>(i))] = record.phases.milliseconds[i];
+    }
+  }
   const CaseDetails& details = record.details;
   if (details.known) {
     Json& dims = entry["dims"] = Json::object();

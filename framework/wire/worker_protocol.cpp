@@ -128,6 +128,7 @@ std::string encode(const Reply& reply) {
   out.u32(reply.not_final_at_return ? 1 : 0);
   out.i64(reply.not_final_output);
   out.u32(reply.l2_persistence_reset ? 1 : 0);
+  out.f64(reply.mapping_milliseconds);
   return out.bytes();
 }
 
@@ -150,6 +151,7 @@ Reply decode_reply(const std::string& bytes) {
   reply.not_final_at_return = in.u32() != 0;
   reply.not_final_output = static_cast<std::int32_t>(in.i64());
   reply.l2_persistence_reset = in.u32() != 0;
+  reply.mapping_milliseconds = in.f64();
   if (!in.at_end()) throw WireError("trailing bytes after a reply");
   return reply;
 }

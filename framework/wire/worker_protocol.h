@@ -128,6 +128,8 @@ struct Reply {
   /// measure on CUDA: the kernel set L2 persistence (a carve-out or an access policy window),
   /// which was taken away before each timed sample (framework/runtime/l2_persistence.h).
   bool l2_persistence_reset = false;
+  /// Any request: the worker's time unmapping the released buffers and mapping the new ones.
+  double mapping_milliseconds = 0;  // [ms]
 };
 
 std::string encode(const Request& request);

@@ -244,8 +244,11 @@ int serve_worker_requests(int socket, WorkerState& state) {
       wire::send_datagram(socket, {wire::encode(state.description, request.sequence), {}});
       continue;
     }
+    const auto mapping_start = std::chrono::steady_clock::now();
     buffers.release(request.released);
     buffers.map(request.new_buffers, datagram.fds);
+    const double mapping_milliseconds =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - mapping_start).count();
     wire::Reply reply;
     try {
       if (request.kind == wire::RequestKind::synchronize) {
@@ -273,6 +276,7 @@ int serve_worker_requests(int socket, WorkerState& state) {
       }
     }
     reply.sequence = request.sequence;
+    reply.mapping_milliseconds = mapping_milliseconds;
     wire::send_datagram(socket, {wire::encode(reply), {}});
   }
 }

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -57,6 +58,13 @@ void relu_every_third_call(rkt::KernelCall& call) {
   } else {
     std::memcpy(y.data, last.data(), last.size() * sizeof(float));
   }
+}
+
+// Stale output: writes an output buffer only the first time it sees it, hoping the judge hands
+// the same buffer back (it does: idle_buffer_pool.h) still holding the earlier answer.
+void relu_skips_seen_output(rkt::KernelCall& call) {
+  static std::set<const void*> written;
+  if (written.insert(call.output(0).data).second) relu_into(call.input(0), call.output(0));
 }
 
 // Borrowed computation: calls the baseline itself.
@@ -113,6 +121,8 @@ ROBUST_KERNEL_TEST(relu, cheat_zeroes_input, relu_then_zero_input)
     .describe("right answer, then zeroes its input");
 ROBUST_KERNEL_TEST(relu, cheat_memo_pointer, relu_memoized_by_pointer)
     .describe("caches results by input pointer");
+ROBUST_KERNEL_TEST(relu, cheat_skips_seen_output, relu_skips_seen_output)
+    .describe("writes each output buffer once, then relies on its old contents");
 ROBUST_KERNEL_TEST(relu, cheat_every_third_call, relu_every_third_call)
     .describe("computes on every third call, replays in between");
 ROBUST_KERNEL_TEST(softmax, cheat_borrows_softmax, softmax_borrowed)

@@ -114,6 +114,17 @@ TEST(Isolation, FingerprintCacheFailsTheReplayGate) {
               HasSubstr("one element of each input changed in place"));
 }
 
+// The judge hands a freed buffer back for the next tensor of its size (idle_buffer_pool.h); a
+// kernel that writes each output buffer once and relies on its old contents after that meets the
+// poison every call starts with.
+TEST(Isolation, AKernelRelyingOnAReusedOutputBuffersOldContentsFails) {
+  const auto cases = run_isolated("relu/cheat_skips_seen_output.*");
+  int failed = 0;
+  for (const auto& [name, record] : cases) failed += record.status == "failed";
+  EXPECT_GT(failed, 0);
+  expect_case_status(cases, "relu/cheat_skips_seen_output.integrity_replay", "failed");
+}
+
 TEST(Isolation, HonestKernelPassesInBothModes) {
   for (bool in_process : {false, true}) {
     const auto cases = in_process ? run_in_process("relu/honest_loop.*") : run_isolated("relu/honest_loop.*");

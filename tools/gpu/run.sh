@@ -31,6 +31,9 @@
 #   "batch_ab" the generated batch (RKT_EVAL_BATCH_COUNT files, default 24) judged from a primed
 #   library cache with judges started ahead and not (RKT_START_AHEAD=1/0), RKT_AB_JUDGES
 #   (default 4) judges on the GPU, each pass within RKT_AB_LIMIT s (default 160);
+#   "buffer_pool" RKT_POOL_KERNELS' whole case sets under RKT_POOL_SETTINGS (pool0, pool1,
+#   pool1_slabs1: RKT_SHARED_BUFFER_POOL and RKT_SHARED_DEVICE_SLABS), each case's phases
+#   (tools/gpu/buffer_pool_summary.py), within RKT_POOL_LIMIT s (default 300);
 #   "startup" where a verdict's start-up goes (a judge process alone, with a worker, one case of a
 #   CPU and of a CUDA kernel) and RKT_STARTUP_KERNELS' case sets with the slabs off and on;
 #   "multigpu" runs issue 23's proof (tools/gpu/multigpu_proof.sh): ctest on every GPU against one,
@@ -445,6 +448,31 @@ if [[ " $steps " == *" warm "* ]]; then
   done
   unset RKT_START_AHEAD
   cp /tmp/rkt-warm-serve-1/eval.jsonl "$out/warm/serve_ahead.jsonl" 2>/dev/null
+fi
+if [[ " $steps " == *" buffer_pool "* ]]; then
+  # Issue 29: what keeping shared buffers for reuse (RKT_SHARED_BUFFER_POOL) and carving small ones
+  # out of slabs (RKT_SHARED_DEVICE_SLABS) do to one kernel's whole case set, with each case's
+  # time split into phases (rkt test --json: time_breakdown_ms). Settings alternate per kernel.
+  mkdir -p "$out/buffer_pool"
+  pool_kernels="${RKT_POOL_KERNELS:-relu/cuda_grid_stride softmax/cuda_rowwise matmul/cuda_tf32x3 cross_entropy_fp16/cuda_rowwise rkb_llama_ffw/cuda_tf32x3 attention_causal_fp16_backward/cuda_flash_backward}"
+  pool_settings="${RKT_POOL_SETTINGS:-pool0 pool1 pool1_slabs1}"
+  pool_deadline=$(($(date +%s) + ${RKT_POOL_LIMIT:-300}))
+  for kernel in $pool_kernels; do
+    for setting in $pool_settings; do
+      if [ "$(date +%s)" -ge "$pool_deadline" ]; then echo "buffer_pool: limit reached, $kernel $setting not run"; continue; fi
+      mkdir -p "$out/buffer_pool/$setting"
+      pool=0; [[ $setting == pool1* ]] && pool=1
+      slabs=0; [[ $setting == *slabs1 ]] && slabs=1
+      t0=$(date +%s.%N)
+      RKT_SHARED_BUFFER_POOL=$pool RKT_SHARED_DEVICE_SLABS=$slabs timeout 70 "$build/bin/rkt" test \
+        --kernel "$kernel" --json >"$out/buffer_pool/$setting/${kernel//\//__}.json" \
+        2>"$out/buffer_pool/$setting/${kernel//\//__}.log"
+      code=$?
+      printf '%s\t%s\t%s\t%s\n' "$setting" "$kernel" "$code" \
+        "$(python3 -c "import time; print(round(time.time() - $t0, 2))")" >>"$out/buffer_pool/times.tsv"
+    done
+  done
+  python3 tools/gpu/buffer_pool_summary.py "$out/buffer_pool" | tee "$out/buffer_pool/summary.tsv" | cut -f1-10
 fi
 if [[ " $steps " == *" batch_ab "* ]]; then
   # Issue 29: what starting judges ahead does to a batch with several judges on the GPU. The

@@ -88,6 +88,7 @@ PreparedCase prepare_given_inputs(const KernelSpec& kernel, const TaskSpec& task
   for (const at::Tensor& input : prepared.drawn_inputs) {
     prepared.device_inputs.push_back(copy_for_kernel(input, kernel));
   }
+  synchronize_device(kernel.device());  // the draw's time is the drawing's (see judge_outputs)
   return prepared;
 }
 
@@ -192,6 +193,9 @@ CaseOutcome judge_outputs(const KernelSpec& kernel, const TaskSpec& task, const 
   try {
     ScopedPhase phase(Phase::references);
     results = reference_results(kernel, task, drawn_inputs);
+    // Queued on the device: finished here, so that its time is the references' and not that of
+    // the first check that waits for it.
+    synchronize_device(kernel.device());
   } catch (const std::exception& error) {
     return {CaseStatus::failed,
             where + ": the reference of task '" + task.id() + "' threw: " + describe_exception(error)};

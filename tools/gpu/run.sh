@@ -179,10 +179,11 @@ if [[ " $steps " == *" speed "* ]]; then
   done <"$out/speed/kernels.txt"
   echo "speed: $(($(date +%s) - speed_start)) s"
   python3 tools/gpu/speed_summary.py "$out/speed" | tee "$out/speed/summary.txt" | tail -n 30
-  # Keep what comes back small: the summary, times.tsv, cases.tsv, and the logs of failed kernels.
+  # Keep what comes back small: the summary, times.tsv, cases.tsv, and the records and logs of
+  # failed kernels (the record holds the failing case's message, seed and replay line; run 35
+  # lost one by removing it).
   while IFS=$'\t' read -r n kernel code seconds; do
-    rm -f "$out/speed/$n.json"
-    [ "$code" = 0 ] && rm -f "$out/speed/$n.log"
+    [ "$code" = 0 ] && rm -f "$out/speed/$n.json" "$out/speed/$n.log"
   done <"$out/speed/times.tsv"
 fi
 if [[ " $steps " == *" edit "* ]]; then

@@ -65,7 +65,9 @@ def unmeasured(run, refused=frozenset()):
     for kernel in run["kernels"]:
         kernel.pop("seconds")
         kernel.pop("time_breakdown_s")  # where those seconds went: measured too
-        for case in kernel["cases"]: case.pop("milliseconds")
+        for case in kernel["cases"]:
+            case.pop("milliseconds")
+            case.pop("time_breakdown_ms", None)  # where a case's milliseconds went: measured too
         if kernel["task"] in refused:
             kernel.pop("benchmark")
             continue

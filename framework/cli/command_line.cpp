@@ -477,7 +477,11 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
   // The commands that judge in supervised children start the first one now: its start overlaps
   // the worker's (load_kernel_library) and this process's own preparations.
   const bool supervises = argc >= 2 && (std::string(argv[1]) == "run" || std::string(argv[1]) == "test");
-  if (supervises && !child_started_ahead) start_child_ahead(own_executable(argv[0]));
+  // Not for a ctest entry of a CUDA kernel on a machine without a GPU: its cases are skipped
+  // without a child (device_skips.h), so one started ahead would only be killed.
+  if (supervises && !child_started_ahead && !selection_surely_needs_a_missing_gpu()) {
+    start_child_ahead(own_executable(argv[0]));
+  }
   if (const std::string problem = load_kernel_library(kernels); !problem.empty()) {
     std::cerr << "rkt: error: " << problem << "\n";
     return 2;
@@ -570,10 +574,15 @@ int run_command_line(int argc, char** argv, const KernelLibraryLocation& kernels
     ::setenv("RKT_SEED", std::to_string(base_seed()).c_str(), 1);  // One seed for all children.
     const std::optional<SupervisedRun> all_skipped = skipped_for_missing_devices(supervision.gtest_filter);
     if (all_skipped) {
-      discard_children_started_ahead();
+      const std::size_t ended_unused = discard_children_started_ahead();
       (options.json ? std::cerr : std::cout)
           << "rkt test: every selected case needs a device this machine lacks; "
-          << all_skipped->cases.size() << " skipped without starting a judge child" << std::endl;
+          << all_skipped->cases.size()
+          << (ended_unused == 0 ? " skipped without starting a judge child"
+                                : " skipped without running a judge child (the one started ahead was "
+                                  "ended unused; a ctest entry names its device to avoid it: " +
+                                      std::string(kSelectionDeviceVariable) + ")")
+          << std::endl;
     }
     const SupervisedRun run = all_skipped ? *all_skipped : run_supervised_with_lent_worker(supervision);
     if (options.json) {

@@ -8,6 +8,7 @@
 #include "framework/cases/case_catalog.h"
 #include "framework/dims/dim_resolution.h"
 #include "framework/dims/kernel_domain.h"
+#include "framework/supervision/device_skips.h"
 #include "rkt/defaults.h"
 
 namespace rkt {
@@ -212,8 +213,13 @@ void print_ctest_script(std::ostream& out, const std::string& executable,
           << "set_tests_properties(\"" << name << "\" PROPERTIES LABELS \"" << label << ";"
           << to_string(kernel->device()) << "\" SKIP_RETURN_CODE 77 TIMEOUT "
           << 4 * defaults::kKernelProcessTimeoutSeconds
-          // One GPU per CUDA test when ctest runs with a resource spec (framework/supervision/gpu_pinning.h).
-          << (kernel->device() == Device::cuda ? " RESOURCE_GROUPS gpus:1" : "") << ")\n";
+          // One GPU per CUDA test when ctest runs with a resource spec (framework/supervision/gpu_pinning.h);
+          // the device named, so that a machine without a GPU starts no child ahead for it
+          // (framework/supervision/device_skips.h).
+          << (kernel->device() == Device::cuda
+                  ? std::string(" RESOURCE_GROUPS gpus:1 ENVIRONMENT \"") + kSelectionDeviceVariable + "=cuda\""
+                  : std::string())
+          << ")\n";
     }
   }
 }

@@ -29,6 +29,8 @@ struct LibraryState {
   std::unique_ptr<WorkerProcess> awaiting;  // started before the library was known
   WorkerLaunch awaiting_launch;             // how `awaiting` was started (its library empty)
   bool keep_spare = false;
+  bool keep_replacement = false;   // a worker was lost: keep `awaiting` loading as its successor
+  std::size_t replacements_taken = 0;
   std::map<const KernelSpec*, std::uint32_t> worker_index;  // kernels that run in the worker
   std::string sandbox;
   std::vector<std::string> kernel_ids;  // as the first worker described them, in order
@@ -182,17 +184,47 @@ bool runs_in_worker(const KernelSpec& kernel) { return state().worker_index.coun
 
 std::uint32_t worker_kernel_index(const KernelSpec& kernel) { return state().worker_index.at(&kernel); }
 
+namespace {
+// The successor of a lost worker, loading before it is needed (discard_lost_worker).
+void start_replacement_worker() {
+  LibraryState& library = state();
+  if (isolation_mode() != IsolationMode::isolated || library.launch.library.empty() ||
+      !library.launch.wrapper.empty() || library.awaiting) {
+    return;
+  }
+  library.awaiting_launch = WorkerLaunch{};
+  library.awaiting_launch.executable = library.launch.executable;
+  library.awaiting_launch.change_root = library.launch.change_root;
+  try {
+    library.awaiting = WorkerProcess::launch_awaiting_library(library.awaiting_launch);
+  } catch (const WorkerFailure&) {
+    // None loading: current_worker starts one when it is needed, as without.
+  }
+}
+}  // namespace
+
 WorkerProcess& current_worker() {
   LibraryState& library = state();
   if (!library.worker) {
-    library.worker = std::make_unique<WorkerProcess>(library.launch);
+    library.worker = take_awaiting_worker(library.launch);
+    if (library.worker) ++library.replacements_taken;
+    if (!library.worker) library.worker = std::make_unique<WorkerProcess>(library.launch);
     if (ids_of(library.worker->description()) != library.kernel_ids) {
       library.worker.reset();
       throw WorkerFailure("a fresh worker described different kernels than the first one");
     }
+    if (library.keep_replacement) start_replacement_worker();
   }
   return *library.worker;
 }
+
+void discard_lost_worker() {
+  discard_worker();
+  state().keep_replacement = true;
+  start_replacement_worker();
+}
+
+std::size_t replacements_taken() { return state().replacements_taken; }
 
 namespace {
 // Whether a GPU machine's judge lends its worker (default on; RKT_GPU_WORKER_LENDING=0 turns
@@ -310,10 +342,10 @@ KernelRun invoke_in_worker(const KernelSpec& kernel, const std::vector<at::Tenso
   try {
     reply = current_worker().ask(request, buffers, defaults::kWorkerReplyTimeoutSeconds);
   } catch (const WorkerFailure&) {
-    discard_worker();
+    discard_lost_worker();
     throw;
   }
-  if (reply.device_lost) discard_worker();
+  if (reply.device_lost) discard_lost_worker();
   release_confirmed();
   if (!reply.device_lost) check_redzones(kernel.task_id(), staged, outputs);
   return_staged_inputs(inputs, staged);
@@ -345,11 +377,11 @@ void synchronize_kernel_device(const KernelSpec& kernel) {
   try {
     const wire::Reply reply = current_worker().ask(request, {}, defaults::kWorkerReplyTimeoutSeconds);
     if (reply.device_lost) {
-      discard_worker();
+      discard_lost_worker();
       throw std::runtime_error(reply.error);
     }
   } catch (const WorkerFailure&) {
-    discard_worker();
+    discard_lost_worker();
     throw;
   }
   release_confirmed();

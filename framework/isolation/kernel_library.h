@@ -104,6 +104,13 @@ void return_worker(LentWorker& lent, bool reusable);
 class WorkerProcess& current_worker();
 /// Forgets the worker after a failure: the next call starts a fresh one.
 void discard_worker();
+/// Forgets a worker that died, hung or lost its CUDA context in a call, and starts its
+/// replacement ahead (loading LibTorch while the judge records the failure and prepares the next
+/// case). From then on this process keeps one replacement loading: a kernel that crashed once
+/// usually crashes again, and each crash would otherwise wait for a whole worker start.
+void discard_lost_worker();
+/// How many workers this process took started ahead as replacements (discard_lost_worker).
+std::size_t replacements_taken();
 /// The index of `kernel` in the worker's description.
 std::uint32_t worker_kernel_index(const KernelSpec& kernel);
 

@@ -38,6 +38,14 @@ CaseRecord read_case(const JsonFields& fields) {
   record.status = fields.text("status");
   record.milliseconds = fields.number("milliseconds");
   record.message = fields.text("message");
+  // Runs recorded before cases carried their breakdown have no field: nothing attributed.
+  if (fields.has("time_breakdown_ms")) {
+    const JsonFields phases = fields.object("time_breakdown_ms");
+    for (std::size_t i = 0; i < kPhaseCount; ++i) {
+      const char* name = to_string(static_cast<Phase>(i));
+      if (phases.has(name)) record.phases.milliseconds[i] = phases.number(name);
+    }
+  }
   if (fields.has("dims")) {
     CaseDetails& details = record.details;
     details.known = true;

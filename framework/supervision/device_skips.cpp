@@ -1,5 +1,9 @@
 #include "framework/supervision/device_skips.h"
 
+#include <unistd.h>
+
+#include <cstdlib>
+
 #include "framework/cases/case_selection.h"
 #include "framework/cases/correctness_case.h"
 
@@ -23,6 +27,12 @@ std::optional<SupervisedRun> skipped_for_missing_devices(const std::string& gtes
   });
   if (some_case_runs_here || run.cases.empty()) return std::nullopt;
   return run;
+}
+
+bool selection_surely_needs_a_missing_gpu() {
+  const char* device = std::getenv(kSelectionDeviceVariable);
+  if (device == nullptr || std::string(device) != "cuda") return false;
+  return ::access("/dev/nvidiactl", F_OK) != 0 && ::access("/proc/driver/nvidia/version", F_OK) != 0;
 }
 
 }  // namespace rkt

@@ -18,4 +18,14 @@ namespace rkt {
 /// none is selected.
 std::optional<SupervisedRun> skipped_for_missing_devices(const std::string& gtest_filter);
 
+/// The environment variable a ctest entry sets to the device of the kernel it selects
+/// (`rkt list --ctest`: "cuda" for a CUDA kernel), read before the kernel library is loaded.
+inline constexpr const char* kSelectionDeviceVariable = "RKT_SELECTION_DEVICE";
+
+/// True when the run was told its kernels need a GPU (kSelectionDeviceVariable is "cuda") and this
+/// machine has no NVIDIA driver (neither /dev/nvidiactl nor /proc/driver/nvidia/version): a child
+/// judge started ahead would only be killed once skipped_for_missing_devices knows. Asks nothing
+/// of CUDA; false whenever a GPU may be present.
+bool selection_surely_needs_a_missing_gpu();
+
 }  // namespace rkt

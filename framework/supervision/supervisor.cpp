@@ -285,9 +285,11 @@ void start_child_ahead(const std::string& executable, std::size_t waiting) {
   }
 }
 
-void discard_children_started_ahead() {
+std::size_t discard_children_started_ahead() {
   const std::lock_guard<std::mutex> hold(started_ahead_mutex);
+  const std::size_t discarded = children_started_ahead().size();
   children_started_ahead().clear();
+  return discarded;
 }
 
 int SupervisedRun::count(const std::string& status) const {

@@ -93,8 +93,8 @@ SupervisedRun run_supervised(const SupervisionOptions& options);
 /// RKT_START_AHEAD=0.
 void start_child_ahead(const std::string& executable, std::size_t waiting = 1);
 
-/// Ends the children started ahead that no run took.
-void discard_children_started_ahead();
+/// Ends the children started ahead that no run took; returns how many there were.
+std::size_t discard_children_started_ahead();
 
 /// 0 when every case passed (skips allowed, at least one pass), 77 when all were skipped,
 /// 1 otherwise (any failure or crash, or no case at all).

@@ -1,7 +1,8 @@
 // A worker lent by the main job to a child judge (framework/isolation/kernel_library.h, lend_worker):
 // adopted past whatever an earlier judge left on its socket, kept alive for the lender when the
 // adopting judge is done, and refused quickly when it is gone. And a worker started before its
-// library was known (WorkerProcess::launch_awaiting_library), as a judge started ahead starts one.
+// library was known (WorkerProcess::launch_awaiting_library), as a judge started ahead starts one,
+// and as a judge starts the successor of a worker its kernel crashed (discard_lost_worker).
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -9,8 +10,14 @@
 #include <memory>
 #include <thread>
 
+#include <ATen/ATen.h>
+
+#include "framework/inputs/input_generation.h"
+#include "framework/isolation/kernel_invocation.h"
+#include "framework/isolation/kernel_library.h"
 #include "framework/isolation/worker_process.h"
 #include "framework/wire/worker_protocol.h"
+#include "rkt/registration.h"
 
 namespace rkt {
 namespace {
@@ -92,6 +99,41 @@ TEST(WorkerAwaitingLibrary, AMissingLibraryIsItsLoadErrorAndAClosedSocketEndsIt)
   // A worker never given a library ends when its judge goes (its socket closes), loading nothing.
   std::unique_ptr<WorkerProcess> unused = WorkerProcess::launch_awaiting_library(adversaries_worker());
   EXPECT_TRUE(unused->finish(10)) << "it exits by itself when its socket closes";
+}
+
+const KernelSpec* kernel_named(const std::string& id) {
+  for (const KernelSpec* kernel : registered_kernels()) {
+    if (kernel->full_id() == id) return kernel;
+  }
+  return nullptr;
+}
+
+// In a child process (the library's kernels join the registry there only): a crashing kernel and
+// an honest one in turn. Each crash's successor was loading already; the honest kernel's results
+// in it stay right. Exit code 0: as expected; otherwise which step went wrong.
+int crash_and_recover() {
+  if (!load_kernel_library({RKT_ADVERSARIES_LIBRARY, RKT_WORKER_EXECUTABLE}).empty()) return 2;
+  const KernelSpec* crashing = kernel_named("relu/cheat_segfaults");
+  const KernelSpec* honest = kernel_named("relu/honest_loop");
+  const TaskSpec* relu = find_task("relu");
+  if (crashing == nullptr || honest == nullptr || relu == nullptr) return 3;
+  const std::vector<at::Tensor> inputs = generate_inputs(*relu, {{"B", 3}, {"N", 41}}, 7);
+  const std::vector<OutputSignature> signatures = infer_output_signatures(*relu, inputs, Device::cpu);
+  for (std::size_t round = 1; round <= 2; ++round) {
+    try {
+      invoke_kernel(*crashing, inputs, signatures);
+      return 4;  // it returned: not the crash this test needs
+    } catch (const WorkerFailure&) {
+    }
+    const KernelRun run = invoke_kernel(*honest, inputs, signatures);
+    if (!at::equal(run.outputs[0], at::relu(inputs[0]))) return 5;
+    if (replacements_taken() != round) return 10 + static_cast<int>(replacements_taken());
+  }
+  return 0;
+}
+
+TEST(LostWorkerReplacement, EachCrashesSuccessorWasStartedAheadAndComputesRightly) {
+  EXPECT_EXIT(std::exit(crash_and_recover()), ::testing::ExitedWithCode(0), "");
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "framework/base/start_ahead_switch.h"
 #include "framework/isolation/shared_tensors.h"
 #include "framework/isolation/worker_process.h"
 #include "framework/runtime/device_support.h"
@@ -189,7 +190,7 @@ namespace {
 void start_replacement_worker() {
   LibraryState& library = state();
   if (isolation_mode() != IsolationMode::isolated || library.launch.library.empty() ||
-      !library.launch.wrapper.empty() || library.awaiting) {
+      !library.launch.wrapper.empty() || library.awaiting || !starting_ahead_enabled()) {
     return;
   }
   library.awaiting_launch = WorkerLaunch{};

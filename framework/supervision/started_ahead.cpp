@@ -114,11 +114,6 @@ void apply(HandedOverJob& job) {
 
 }  // namespace
 
-bool starting_ahead_enabled() {
-  const char* setting = std::getenv(kStartAheadVariable);
-  return setting == nullptr || std::string(setting) != "0";
-}
-
 std::vector<std::string> environment_with(const std::map<std::string, std::string>& overrides) {
   std::vector<std::string> entries;
   for (char** entry = environ; *entry != nullptr; ++entry) {

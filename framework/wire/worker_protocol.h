@@ -20,8 +20,8 @@ namespace rkt::wire {
 
 /// Bumped whenever a message's layout changes; judge and worker must agree.
 // 2: kernels carry their supported dims; 3: adopt; 4: declared alignment; 5: declared
-// accumulation precision.
-inline constexpr std::uint32_t kProtocolVersion = 6;
+// accumulation precision; 6: the worker's mapping time; 7: its whole handling time.
+inline constexpr std::uint32_t kProtocolVersion = 7;
 
 /// The first message a worker started with --library-from-socket receives (a worker started
 /// before its judge knew the library): this prefix, then the library's path. Nothing else of the
@@ -130,6 +130,8 @@ struct Reply {
   bool l2_persistence_reset = false;
   /// Any request: the worker's time unmapping the released buffers and mapping the new ones.
   double mapping_milliseconds = 0;  // [ms]
+  /// Any request: the worker's whole time on it, from the request read to the reply written.
+  double handling_milliseconds = 0;  // [ms]
 };
 
 std::string encode(const Request& request);

@@ -6,29 +6,30 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
+#include <string>
 
+#if RKT_WITH_CUDA
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#include <cuda_runtime_api.h>
+
+#include "framework/inputs/counter_random_kernel.h"
+#endif
+
+#include "framework/inputs/counter_word.h"
 #include "rkt/defaults.h"
 
 namespace rkt {
 namespace {
 
-// The two multipliers of a 32-bit multiply-xorshift mixer (Wellons' "lowbias32" constants):
-// each step is a bijection on 32 bits, so distinct indices under one key never share a word.
-constexpr std::uint32_t kMixFirst = 0x7feb352dU;
-constexpr std::uint32_t kMixSecond = 0x846ca68bU;
+using counter_word_detail::kMixFirst;
+using counter_word_detail::kMixSecond;
+using counter_word_detail::kTwoPi;
+using counter_word_detail::kTwoToMinus24;
+using counter_word_detail::unit_of;
 constexpr std::int64_t kLow32 = 0xFFFFFFFFLL;
-constexpr double kTwoToMinus24 = 1.0 / 16777216.0;
-constexpr double kTwoPi = 6.283185307179586476925286766559;
-
-std::uint32_t mix32(std::uint32_t x) {
-  x ^= x >> 16;
-  x *= kMixFirst;
-  x ^= x >> 15;
-  x *= kMixSecond;
-  x ^= x >> 16;
-  return x;
-}
 
 // x * factor mod 2^32 for int64 tensors holding values below 2^32: the factor is split into
 // 16-bit halves so that no product reaches 2^63 (exact on every device).
@@ -82,9 +83,6 @@ at::Tensor filled(at::IntArrayRef sizes, c10::Device device, c10::ScalarType dty
   return tensor;
 }
 
-// Uniform in [0, 1) with 24 bits, as float64: exact (a 24-bit integer times a power of two).
-double unit_of(std::uint32_t word) { return static_cast<double>(word >> 8) * kTwoToMinus24; }
-
 at::Tensor unit_uniform(std::uint64_t key, std::int64_t first, std::int64_t count,
                         c10::Device device) {
   if (device.is_cpu()) {
@@ -98,6 +96,33 @@ at::Tensor unit_uniform(std::uint64_t key, std::int64_t first, std::int64_t coun
   return at::bitwise_right_shift(counter_words(key, first, count, device), 8)
       .to(at::kDouble)
       .mul_(kTwoToMinus24);
+}
+
+// On a CUDA device (CounterPath::automatic), a law drawn by its kernel into one float32 tensor,
+// on the current stream: `launch(out, count, stream)` queues it (counter_random_kernel.h).
+// Nothing elsewhere, where the chunked paths below run.
+template <typename Launch>
+std::optional<at::Tensor> drawn_by_kernel(at::IntArrayRef sizes, c10::Device device,
+                                          CounterPath path, Launch launch) {
+#if RKT_WITH_CUDA
+  if (device.is_cuda() && path == CounterPath::automatic) {
+    at::Tensor tensor = at::empty(sizes, at::TensorOptions().dtype(at::kFloat).device(device));
+    const c10::cuda::CUDAGuard on_its_device(tensor.device());
+    const int status =
+        launch(tensor.data_ptr<float>(), tensor.numel(), c10::cuda::getCurrentCUDAStream().stream());
+    if (status != 0) {
+      throw std::runtime_error(std::string("drawing inputs on the GPU: ") +
+                               cudaGetErrorString(static_cast<cudaError_t>(status)));
+    }
+    return tensor;
+  }
+#else
+  (void)sizes;
+  (void)device;
+  (void)path;
+  (void)launch;
+#endif
+  return std::nullopt;
 }
 
 // On the CPU the laws whose arithmetic is exact run as one loop per chunk (one pass instead of
@@ -128,11 +153,7 @@ std::uint64_t counter_key(std::uint64_t seed, std::uint64_t stream) {
 }
 
 std::uint32_t counter_word(std::uint64_t key, std::uint64_t index) {
-  const auto index_low = static_cast<std::uint32_t>(index);
-  const auto index_high = static_cast<std::uint32_t>(index >> 32);
-  const auto key_low = static_cast<std::uint32_t>(key);
-  const auto key_high = static_cast<std::uint32_t>(key >> 32);
-  return mix32(mix32(index_low ^ key_low) ^ index_high ^ key_high);
+  return counter_word_detail::word_of(key, index);
 }
 
 at::Tensor counter_words_by_tensor_ops(std::uint64_t key, std::int64_t first, std::int64_t count,
@@ -162,6 +183,11 @@ at::Tensor counter_words(std::uint64_t key, std::int64_t first, std::int64_t cou
 at::Tensor counter_uniform(at::IntArrayRef sizes, std::uint64_t key, double low, double high,
                            c10::Device device, CounterPath path) {
   const double width = high - low;
+  if (auto drawn = drawn_by_kernel(sizes, device, path, [&](float* out, std::int64_t count, void* stream) {
+        return enqueue_counter_uniform(out, 0, count, key, width, low, stream);
+      })) {
+    return *drawn;
+  }
   return filled(sizes, device, at::kFloat, [&](std::int64_t first, std::int64_t count) {
     if (device.is_cpu() && path == CounterPath::automatic) {
       return cpu_chunk(key, first, count, at::kFloat, [&](std::uint32_t word) {
@@ -176,6 +202,11 @@ at::Tensor counter_uniform(at::IntArrayRef sizes, std::uint64_t key, double low,
 at::Tensor counter_normal(at::IntArrayRef sizes, std::uint64_t key, double mean, double stddev,
                           c10::Device device, CounterPath path) {
   const std::uint64_t radius_key = counter_key(key, 1), angle_key = counter_key(key, 2);
+  if (auto drawn = drawn_by_kernel(sizes, device, path, [&](float* out, std::int64_t count, void* stream) {
+        return enqueue_counter_normal(out, 0, count, radius_key, angle_key, stddev, mean, stream);
+      })) {
+    return *drawn;
+  }
   return filled(sizes, device, at::kFloat, [&](std::int64_t first, std::int64_t count) {
     // Box-Muller: u1 in (0, 1] so that the logarithm is finite. Each step is the tensor path's;
     // only log, sqrt and cos may round differently (libm here, CUDA's on a GPU).
@@ -204,6 +235,11 @@ at::Tensor counter_bernoulli(at::IntArrayRef sizes, std::uint64_t key, double pr
                              c10::Device device, CounterPath path) {
   const double clamped = std::min(1.0, std::max(0.0, probability));
   const auto threshold = static_cast<std::int64_t>(std::llround(clamped * 4294967296.0));
+  if (auto drawn = drawn_by_kernel(sizes, device, path, [&](float* out, std::int64_t count, void* stream) {
+        return enqueue_counter_bernoulli(out, 0, count, key, threshold, stream);
+      })) {
+    return *drawn;
+  }
   return filled(sizes, device, at::kFloat, [&](std::int64_t first, std::int64_t count) {
     if (device.is_cpu() && path == CounterPath::automatic) {
       return cpu_chunk(key, first, count, at::kFloat, [&](std::uint32_t word) {

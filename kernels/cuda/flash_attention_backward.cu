@@ -3,12 +3,12 @@
 // grad_o [B, H, S, D], grouped-query heads.
 //
 // Design: flash_attention_backward.cuh (FlashAttention-2's backward on mma.sync.m16n8k16 with
-// fp32 accumulators, P recomputed per 64 x 64 tile from the row's log-sum-exp, never stored):
-// kernel 1 per 64 queries computes each row's log-sum-exp and delta = sum_j P dP (pass 1), then
+// fp32 accumulators, P recomputed per 64 x 64 tile from the row's max and log-sum, never stored):
+// kernel 1 per 64 queries computes each row's max, log-sum and delta = sum_j P dP (pass 1), then
 // grad_q (pass 2); kernel 2 per 64 keys of a kv head computes grad_k and grad_v, summing the
 // group's query heads inside the block in a fixed order (deterministic, no float atomics). Any S
 // (tail tiles masked and zero-filled), head dims 64 and 128, G dividing H; 2-byte staging when a
-// buffer is not 16-byte aligned. The row statistics live in fp32 scratch (8 B H S bytes) taken
+// buffer is not 16-byte aligned. The row statistics live in fp32 scratch (12 B H S bytes) taken
 // with cudaMallocAsync on the call's stream and freed on it before returning.
 // Work: about 9 B H S^2 D flops (the fused FlashAttention-2 backward needs 5: this one recomputes
 // S and dP in the statistics pass and again in the grad_q pass, the price of no atomics). Not
@@ -75,11 +75,11 @@ void attention_causal_backward_cuda(rkt::KernelCall& call) {
                                 std::to_string(dim) + " is not supported (64 or 128)");
   }
 
-  // lse then delta, one float each per query row.
+  // The row max, the row log-sum, then delta, one float each per query row.
   const std::size_t rows = static_cast<std::size_t>(batch * heads * seq);
   float* statistics = nullptr;
   RKT_CUDA_CHECK(
-      cudaMallocAsync(reinterpret_cast<void**>(&statistics), 2 * rows * sizeof(float), stream));
+      cudaMallocAsync(reinterpret_cast<void**>(&statistics), 3 * rows * sizeof(float), stream));
   const backward::Params p{q.data_as<const std::uint16_t>(),
                            k.data_as<const std::uint16_t>(),
                            v.data_as<const std::uint16_t>(),
@@ -89,6 +89,7 @@ void attention_causal_backward_cuda(rkt::KernelCall& call) {
                            grad_v.data_as<std::uint16_t>(),
                            statistics,
                            statistics + rows,
+                           statistics + 2 * rows,
                            batch,
                            heads,
                            kv_heads,

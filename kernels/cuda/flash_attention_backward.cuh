@@ -17,13 +17,19 @@
 // Design: two kernels, 4 warps each, tiles of 64 queries and 64 keys, one m16 slice per warp:
 //   1. query kernel, one block per (batch x head, 64 queries), each warp 16 query rows:
 //      pass 1 streams the visible K / V tiles and computes S = Q K^T and dP = dO V^T to get each
-//      row's log-sum-exp (online: running max and sum, base 2) and delta (the running sum of
-//      exp(s - max) dP, rescaled with the sum); both go to fp32 scratch for kernel 2;
-//      pass 2 streams the same tiles again, recomputes S and dP, P = exp2(s - lse), and
-//      accumulates dQ += dS K in registers; dQ is written once (no atomics).
+//      row's max and log-sum (online: running max and sum, base 2) and delta (the running sum of
+//      exp(s - max) dP, rescaled with the sum); all three go to fp32 scratch for kernel 2;
+//      pass 2 streams the same tiles again, recomputes S and dP, P = exp2((s - max) - log2 sum),
+//      and accumulates dQ += dS K in registers; dQ is written once (no atomics).
+//   - the max and the log-sum are kept apart, not summed into one log-sum-exp, and each score is
+//     rounded once (base2_score, never fused into an fma): s - max is then exact (the same fp32
+//     products, Sterbenz), while max + log2 sum rounds to the max's ulp and a fused s * scale -
+//     max keeps the product's rounding error, each of which at large scores (inputs x206: s near
+//     5e5, ulp 1/16) moved P by up to 2%; run 38 (docs/gpu_runs.md) failed grad_v's error-norm
+//     bound on it;
 //   2. key kernel, one block per (batch x kv head, 64 keys), each warp 16 keys: K and V stay in
 //      shared memory; for each query head of the group in order, and each query tile from the
-//      diagonal on, it stages Q, dO, lse and delta and computes S^T = K Q^T and dP^T = V dO^T,
+//      diagonal on, it stages Q, dO, the row statistics and delta and computes S^T = K Q^T and dP^T = V dO^T,
 //      P^T and dS^T, then dV += P^T dO and dK += dS^T Q. The group's heads are summed inside the
 //      block in a fixed order, so grad_k and grad_v are deterministic without float atomics.
 //   - P^T and dS^T (and dS in kernel 1) are rounded to the input format to feed the next MMA from
@@ -33,8 +39,8 @@
 //     in kernel 2) with the plain load; B stored k-major (K for dQ; dO, Q for dV, dK) transposed;
 //   - masking only on the tiles that need it: the diagonal tile and a tile with queries past S
 //     (keys past S are past every valid query, so the causal test covers them);
-//   - the streamed tiles (K and V in kernel 1, through both passes as one pipeline; Q, dO, lse
-//     and delta in kernel 2, through all the group's heads) double-buffered: the next step's
+//   - the streamed tiles (K and V in kernel 1, through both passes as one pipeline; Q, dO, the
+//     row statistics and delta in kernel 2, through all the group's heads) double-buffered: the next step's
 //     tiles load (cp.async, 16-byte copies zero-filled past S, or 2-byte loads when a buffer is
 //     not 16-byte aligned) while the current one is computed; rows padded to D + 8 elements
 //     (conflict-free ldmatrix). Shared memory: 6 tiles, 105 KB at D = 128 (two blocks per SM);
@@ -81,7 +87,8 @@ struct Params {
   std::uint16_t* grad_q;        // [B, H, S, D]
   std::uint16_t* grad_k;        // [B, G, S, D]
   std::uint16_t* grad_v;        // [B, G, S, D]
-  float* lse;                   // [B, H, S] scratch: log2 of sum_j exp2(s_ij log2 e)
+  float* row_max;               // [B, H, S] scratch: max_j s_ij log2 e
+  float* row_log2_sum;          // [B, H, S] scratch: log2 of sum_j exp2(s_ij log2 e - row_max)
   float* delta;                 // [B, H, S] scratch: sum_j P_ij dP_ij
   std::int64_t batch, heads, kv_heads, seq;
   float scale;       // 1 / sqrt(D)
@@ -94,11 +101,11 @@ __host__ __device__ constexpr int row_stride() {
 }
 
 // Six [kTile][D + 8] tiles (kernel 1: Q, dO, two K and two V stages; kernel 2: K, V, two Q and
-// two dO stages), then kernel 2's lse and delta for its two staged query tiles.
+// two dO stages), then kernel 2's row max, log-sum and delta for its two staged query tiles.
 template <int kD>
 __host__ __device__ constexpr std::size_t shared_bytes() {
   return sizeof(std::uint16_t) * 6 * kTile * static_cast<std::size_t>(row_stride<kD>()) +
-         sizeof(float) * 4 * kTile;
+         sizeof(float) * 6 * kTile;
 }
 
 // This lane's ldmatrix row / column offsets (see flash_attention.cuh): matrix i = lane / 8.
@@ -222,13 +229,21 @@ __device__ __forceinline__ void store_warp_rows(std::uint16_t* base, std::int64_
 // The top of a pipelined step: waits for this thread's copies into the step's stage (aligned
 // path: cp.async), then at the barrier for everyone's; past the barrier every thread is also done
 // with the previous step, so its stage may be refilled.
+// A score in base 2, s * scale_log2, rounded once and never fused with the subtraction that
+// follows: nvcc contracts x * y - z into one fma by default, whose exact product is not the
+// rounded one the row max was taken of. At scores near 5e5 (inputs x206) that difference reached
+// the max's half ulp, 1/32, and moved P of each row's top key by up to 2% (run 38).
+__device__ __forceinline__ float base2_score(float s, float scale_log2) {
+  return __fmul_rn(s, scale_log2);
+}
+
 template <bool kAligned>
 __device__ __forceinline__ void wait_for_stage() {
   if (kAligned) lp::cp_async_wait<0>();
   __syncthreads();
 }
 
-// Kernel 1: the row statistics (lse, delta) of 64 queries of one head, then their grad_q.
+// Kernel 1: the row statistics (max, log-sum, delta) of 64 queries of one head, then their grad_q.
 // Grid: x = batch x head, y = query tile, the longest (last) tiles first.
 template <class Format, int kD, bool kAligned>
 __global__ void __launch_bounds__(kThreads) flash_backward_query_kernel(const Params p) {
@@ -295,7 +310,7 @@ __global__ void __launch_bounds__(kThreads) flash_backward_query_kernel(const Pa
     return key <= query && query < p.seq;
   };
 
-  // ---- Pass 1: lse and delta per row (online, base 2) ----
+  // ---- Pass 1: max, log-sum and delta per row (online, base 2) ----
   float row_max[2] = {-INFINITY, -INFINITY};
   float row_sum[2] = {0.0f, 0.0f};  // this lane's part of sum exp2(x - max)
   float row_dot[2] = {0.0f, 0.0f};  // this lane's part of sum exp2(x - max) dP
@@ -313,7 +328,7 @@ __global__ void __launch_bounds__(kThreads) flash_backward_query_kernel(const Pa
     for (int j = 0; j < kKeyTiles; ++j)
 #pragma unroll
       for (int r = 0; r < 4; ++r) {
-        float x = s_acc[j][r] * p.scale_log2;
+        float x = base2_score(s_acc[j][r], p.scale_log2);
         if (needs_mask && !visible(kt, j, r)) x = -INFINITY;
         s_acc[j][r] = x;
         tile_max[r >> 1] = fmaxf(tile_max[r >> 1], x);
@@ -339,7 +354,7 @@ __global__ void __launch_bounds__(kThreads) flash_backward_query_kernel(const Pa
         row_dot[r >> 1] += e * dp_acc[j][r];
       }
   }
-  float lse[2];
+  float log2_sum[2];
   float delta[2];
 #pragma unroll
   for (int i = 0; i < 2; ++i) {
@@ -351,10 +366,12 @@ __global__ void __launch_bounds__(kThreads) flash_backward_query_kernel(const Pa
     dot += lp::shuffle_xor(dot, 2);
     // A valid row sees key 0, so l >= 1; a row past S has l = 0 and is never used.
     const bool seen = l > 0.0f;
-    lse[i] = seen ? row_max[i] + log2f(l) : 0.0f;
+    if (!seen) row_max[i] = 0.0f;
+    log2_sum[i] = seen ? log2f(l) : 0.0f;
     delta[i] = seen ? dot / l : 0.0f;
     if (t == 0 && query_row[i] < p.seq) {
-      p.lse[stat_offset + query_row[i]] = lse[i];
+      p.row_max[stat_offset + query_row[i]] = row_max[i];
+      p.row_log2_sum[stat_offset + query_row[i]] = log2_sum[i];
       p.delta[stat_offset + query_row[i]] = delta[i];
     }
   }
@@ -380,7 +397,8 @@ __global__ void __launch_bounds__(kThreads) flash_backward_query_kernel(const Pa
       for (int r = 0; r < 4; ++r) {
         const float prob = needs_mask && !visible(kt, j, r)
                                ? 0.0f
-                               : exp2f(s_acc[j][r] * p.scale_log2 - lse[r >> 1]);
+                               : exp2f((base2_score(s_acc[j][r], p.scale_log2) - row_max[r >> 1]) -
+                                       log2_sum[r >> 1]);
         s_acc[j][r] = prob * (dp_acc[j][r] - delta[r >> 1]);  // dS
       }
     accumulate_weights_times_tile<Format, kD>(dq_acc, s_acc, k_tile, at);
@@ -409,8 +427,9 @@ __global__ void __launch_bounds__(kThreads) flash_backward_key_kernel(const Para
   std::uint16_t* v_tile = k_tile + kTileElems;
   std::uint16_t* q_stage = v_tile + kTileElems;                            // two stages
   std::uint16_t* do_stage = q_stage + 2 * kTileElems;                      // two stages
-  float* lse_stage = reinterpret_cast<float*>(do_stage + 2 * kTileElems);  // two stages
-  float* delta_stage = lse_stage + 2 * kTile;                              // two stages
+  float* max_stage = reinterpret_cast<float*>(do_stage + 2 * kTileElems);  // two stages
+  float* log2_sum_stage = max_stage + 2 * kTile;                           // two stages
+  float* delta_stage = log2_sum_stage + 2 * kTile;                         // two stages
 
   const int warp = static_cast<int>(threadIdx.x) >> 5;
   const int lane = static_cast<int>(threadIdx.x) & 31;
@@ -432,7 +451,7 @@ __global__ void __launch_bounds__(kThreads) flash_backward_key_kernel(const Para
 
   // The group's query heads in a fixed order, then the query tiles from the diagonal on (the order
   // of every sum is the same at every call), as one pipeline of `steps` steps: step `step`
-  // computes on stage step & 1 while the next step's Q, dO, lse and delta load into the other.
+  // computes on stage step & 1 while the next step's Q, dO and row statistics load into the other.
   const std::int64_t tiles_per_head = q_tiles - kt;
   const std::int64_t steps = group * tiles_per_head;
   const auto issue_query_tile = [&](std::int64_t step) {
@@ -447,7 +466,9 @@ __global__ void __launch_bounds__(kThreads) flash_backward_key_kernel(const Para
     const int thread = static_cast<int>(threadIdx.x);
     if (thread < kTile) {
       const std::int64_t query = q0 + thread;
-      lse_stage[stage * kTile + thread] = query < p.seq ? p.lse[stat_offset + query] : 0.0f;
+      max_stage[stage * kTile + thread] = query < p.seq ? p.row_max[stat_offset + query] : 0.0f;
+      log2_sum_stage[stage * kTile + thread] =
+          query < p.seq ? p.row_log2_sum[stat_offset + query] : 0.0f;
       delta_stage[stage * kTile + thread] = query < p.seq ? p.delta[stat_offset + query] : 0.0f;
     }
     if (kAligned) lp::cp_async_commit();
@@ -471,7 +492,8 @@ __global__ void __launch_bounds__(kThreads) flash_backward_key_kernel(const Para
     const std::int64_t q0 = qt * kTile;
     const std::uint16_t* q_tile = q_stage + stage * kTileElems;
     const std::uint16_t* do_tile = do_stage + stage * kTileElems;
-    const float* lse_tile = lse_stage + stage * kTile;
+    const float* max_tile = max_stage + stage * kTile;
+    const float* log2_sum_tile = log2_sum_stage + stage * kTile;
     const float* delta_tile = delta_stage + stage * kTile;
 
     float s_acc[kQueryTiles][4];   // S^T: keys x queries
@@ -486,7 +508,10 @@ __global__ void __launch_bounds__(kThreads) flash_backward_key_kernel(const Para
         const int column = j * 8 + 2 * t + (r & 1);
         const std::int64_t query = q0 + column;
         const bool masked = needs_mask && (key_row[r >> 1] > query || query >= p.seq);
-        const float prob = masked ? 0.0f : exp2f(s_acc[j][r] * p.scale_log2 - lse_tile[column]);
+        const float prob =
+            masked ? 0.0f
+                   : exp2f((base2_score(s_acc[j][r], p.scale_log2) - max_tile[column]) -
+                           log2_sum_tile[column]);
         s_acc[j][r] = prob;                                         // P^T
         dp_acc[j][r] = prob * (dp_acc[j][r] - delta_tile[column]);  // dS^T
       }
@@ -520,7 +545,7 @@ constexpr std::int64_t kMaxGridX = 2147483647;  // [blocks]
 constexpr std::int64_t kMaxGridY = 65535;       // [blocks]
 
 // Launches kernel 1 then kernel 2 on `stream` for p (batch, heads, seq > 0, heads % kv_heads ==
-// 0, p.lse and p.delta holding B H S floats each). Returns the first failing status
+// 0, p.row_max, p.row_log2_sum and p.delta holding B H S floats each). Returns the first failing status
 // (cudaFuncSetAttribute's or the launch's; cudaErrorInvalidConfiguration past the grid limits).
 template <class Format, int kD>
 cudaError_t launch_flash_attention_backward(const Params& p, cudaStream_t stream) {

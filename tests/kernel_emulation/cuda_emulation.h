@@ -46,6 +46,18 @@ struct alignas(16) float4 {
 
 inline float4 make_float4(float x, float y, float z, float w) { return float4{x, y, z, w}; }
 
+// A product rounded once and never contracted into an fma with what follows, as nvcc's
+// __fmul_rn: the empty asm hides the value from g++'s -ffp-contract=fast.
+inline float __fmul_rn(float a, float b) {
+  float product = a * b;
+#if defined(__x86_64__) || defined(__i386__)
+  asm("" : "+x"(product));
+#else
+  asm("" : "+r"(product));
+#endif
+  return product;
+}
+
 template <class T>
 T __ldg(const T* p) {
   return *p;

@@ -190,7 +190,7 @@ void check_attention_backward(std::int64_t B, std::int64_t H, std::int64_t G, st
   const auto q = random_values<Format>(qn, 11, scale), k = random_values<Format>(kvn, 12, scale),
              v = random_values<Format>(kvn, 13, 1.0f), go = random_values<Format>(qn, 14, 1.0f);
   DeviceBuffer dq(qn * 2), dk(kvn * 2), dv(kvn * 2), dgo(qn * 2), dgq(qn * 2), dgk(kvn * 2),
-      dgv(kvn * 2), dstats(2 * rows * sizeof(float));
+      dgv(kvn * 2), dstats(3 * rows * sizeof(float));
   CHECK_CUDA(cudaMemcpy(dq.at(lead), q.data(), qn * 2, cudaMemcpyHostToDevice));
   CHECK_CUDA(cudaMemcpy(dk.at(lead), k.data(), kvn * 2, cudaMemcpyHostToDevice));
   CHECK_CUDA(cudaMemcpy(dv.at(lead), v.data(), kvn * 2, cudaMemcpyHostToDevice));
@@ -202,7 +202,7 @@ void check_attention_backward(std::int64_t B, std::int64_t H, std::int64_t G, st
     float* stats = static_cast<float*>(dstats.base);
     const flash_backward::Params p{dq.at(lead),  dk.at(lead),  dv.at(lead),  dgo.at(lead),
                                    dgq.at(lead), dgk.at(lead), dgv.at(lead), stats,
-                                   stats + rows, B,            H,            G,
+                                   stats + rows, stats + 2 * rows, B,        H,            G,
                                    S,            1.0f / std::sqrt(float(kD)),
                                    flash::kLog2e / std::sqrt(float(kD))};
     CHECK_CUDA((flash_backward::launch_flash_attention_backward<Format, kD>(p, nullptr)));
@@ -367,7 +367,7 @@ void time_attention_backward(std::int64_t B, std::int64_t H, std::int64_t G, std
   const std::size_t qn = B * H * S * kD, kvn = B * G * S * kD, rows = B * H * S;
   auto x = random_values<Format>(qn, 1, 1.0f);
   DeviceBuffer dq(qn * 2), dk(kvn * 2), dv(kvn * 2), dgo(qn * 2), dgq(qn * 2), dgk(kvn * 2),
-      dgv(kvn * 2), dstats(2 * rows * sizeof(float));
+      dgv(kvn * 2), dstats(3 * rows * sizeof(float));
   for (DeviceBuffer* in : {&dq, &dgo}) {
     CHECK_CUDA(cudaMemcpy(in->at(0), x.data(), qn * 2, cudaMemcpyHostToDevice));
   }
@@ -377,7 +377,7 @@ void time_attention_backward(std::int64_t B, std::int64_t H, std::int64_t G, std
   float* stats = static_cast<float*>(dstats.base);
   const flash_backward::Params p{dq.at(0),  dk.at(0),  dv.at(0),  dgo.at(0),
                                  dgq.at(0), dgk.at(0), dgv.at(0), stats,
-                                 stats + rows, B,      H,         G,
+                                 stats + rows, stats + 2 * rows, B, H,    G,
                                  S,         1.0f / std::sqrt(float(kD)),
                                  flash::kLog2e / std::sqrt(float(kD))};
   const float ms = time_ms([&] {

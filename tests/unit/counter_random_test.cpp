@@ -1,6 +1,7 @@
 // The counter-based generator behind every drawn input (framework/inputs/counter_random.h): the
-// tensor path GPUs take agrees bit for bit with the reference loop, values depend on the element's
-// index alone (not on chunks or threads), and each law has the distribution it names.
+// tensor path agrees bit for bit with the reference loop (and on a GPU, the draw kernels with
+// both), values depend on the element's index alone (not on chunks or threads), and each law has
+// the distribution it names.
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <gtest/gtest.h>
@@ -157,6 +158,21 @@ TEST(CounterRandom, AGpuDrawsTheCpuValues) {
             << largest << ")\n";
   EXPECT_LE(differing, n / 100000);
   EXPECT_LE(largest, 1e-6);
+  // The GPU draws with one kernel per law (counter_random_kernel.h); its tensor path, the
+  // reference above, must give the same bits: every float64 step is rounded the same way.
+  EXPECT_TRUE(at::equal(counter_uniform({n}, key, -1.5, 2.5, gpu),
+                        counter_uniform({n}, key, -1.5, 2.5, gpu, CounterPath::tensor_ops)));
+  EXPECT_TRUE(at::equal(counter_bernoulli({n}, key, 0.3, gpu),
+                        counter_bernoulli({n}, key, 0.3, gpu, CounterPath::tensor_ops)));
+  const at::Tensor by_kernel = counter_normal({n}, key, 0.0, 1.0, gpu);
+  const at::Tensor by_tensor_ops = counter_normal({n}, key, 0.0, 1.0, gpu, CounterPath::tensor_ops);
+  const std::int64_t kernel_differing = by_kernel.ne(by_tensor_ops).sum().item<std::int64_t>();
+  std::cout << "[ normal law ] " << kernel_differing << " of " << n
+            << " float32 elements differ between the GPU's kernel and its tensor operations\n";
+  EXPECT_LE(kernel_differing, n / 100000);
+  // An odd size and a 2-d shape: the kernel's grid-stride tail.
+  EXPECT_TRUE(at::equal(counter_uniform({37, 301}, key, 0.0, 1.0, gpu).cpu(),
+                        counter_uniform({37, 301}, key, 0.0, 1.0, kCpu)));
 }
 
 }  // namespace

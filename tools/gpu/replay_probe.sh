@@ -4,11 +4,13 @@
 # eval batch judged alone, each case's phases kept (results.json). Every step has its own timeout.
 set -uo pipefail
 out="${OUT:?}"
+parts=" ${RKT_PROBE_PARTS:-replay crash trace} "  # which of the three parts run
 export LD_LIBRARY_PATH="/tmp/rkt-deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 rkt=/tmp/rkt-build/bin/rkt
 seed="${RKT_REPLAY_SEED:-977250081089}"
 case_filter="${RKT_REPLAY_FILTER:-attention_causal_bf16_backward/cuda_flash_backward.property_scale}"
-for pool in 0 1; do
+if [[ "$parts" == *" replay "* ]]; then
+for pool in ${RKT_REPLAY_POOLS:-0 1}; do
   start=$(date +%s.%N)
   RKT_SHARED_BUFFER_POOL=$pool RKT_SEED=$seed timeout 120 "$rkt" test --filter "$case_filter" --json \
     >"$out/replay_pool$pool.json" 2>"$out/replay_pool$pool.err"
@@ -17,6 +19,13 @@ done
 start=$(date +%s.%N)
 RKT_SEED=$seed timeout 120 "$rkt" test --kernel "${case_filter%.*}" --json >"$out/replay_kernel.json" 2>"$out/replay_kernel.err"
 echo "replay whole kernel exit=$? $(python3 -c "import time;print(round(time.time()-$start,2))") s" | tee -a "$out/probe_summary.txt"
+# The twin kernel (the other format) under the same seed.
+twin="${RKT_REPLAY_TWIN:-attention_causal_fp16_backward/cuda_flash_backward}"
+start=$(date +%s.%N)
+RKT_SEED=$seed timeout 120 "$rkt" test --kernel "$twin" --json >"$out/replay_twin.json" 2>"$out/replay_twin.err"
+echo "replay twin $twin exit=$? $(python3 -c "import time;print(round(time.time()-$start,2))") s" | tee -a "$out/probe_summary.txt"
+fi
+if [[ "$parts" == *" crash "* ]]; then
 python3 tools/eval_batch/make_candidates.py /tmp/cands --count 30 --device cuda >/dev/null
 for candidate in /tmp/cands/relu_batch_29_crash_at_benchmark_size.cu; do
   for ahead in 1 0; do
@@ -27,7 +36,9 @@ for candidate in /tmp/cands/relu_batch_29_crash_at_benchmark_size.cu; do
     find "/tmp/crash_eval_$ahead" -name results.json -exec cp {} "$out/crash_results_ahead$ahead.json" \; 2>/dev/null
   done
 done
+fi
 # Each call's time, call by call (RKT_CALL_TRACE), with each case's phases (--json).
+[[ "$parts" == *" trace "* ]] &&
 for kernel in ${RKT_TRACE_KERNELS:-relu/cuda_grid_stride softmax/cuda_rowwise matmul/cuda_tf32x3 rkb_llama_ffw/cuda_tf32x3}; do
   name="${kernel//\//_}"
   start=$(date +%s.%N)

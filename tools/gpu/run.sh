@@ -179,6 +179,7 @@ if [[ " $steps " == *" speed "* ]]; then
   done <"$out/speed/kernels.txt"
   echo "speed: $(($(date +%s) - speed_start)) s"
   python3 tools/gpu/speed_summary.py "$out/speed" | tee "$out/speed/summary.txt" | tail -n 30
+  python3 tools/gpu/case_phases.py "$out/speed" | tee -a "$out/speed/summary.txt"
   # Keep what comes back small: the summary, times.tsv, cases.tsv, and the records and logs of
   # failed kernels (the record holds the failing case's message, seed and replay line; run 35
   # lost one by removing it).

@@ -126,18 +126,29 @@ std::unique_ptr<WorkerProcess> take_awaiting_worker(const WorkerLaunch& launch) 
   }
   return awaiting;
 }
+// Whether workers enter an empty root (RKT_WORKER_CHROOT=0: they do not).
+bool workers_change_root() {
+  const char* chroot = std::getenv(kWorkerChrootVariable);
+  return !(chroot != nullptr && std::string(chroot) == "0");
+}
+
+// Starts a worker ahead of its library, as a launch of `executable` would start one. None when
+// that fails: the worker is then started when it is needed, as without.
+void start_awaiting_worker(LibraryState& library, const std::string& executable) {
+  library.awaiting_launch = WorkerLaunch{};
+  library.awaiting_launch.executable = executable;
+  library.awaiting_launch.change_root = workers_change_root();
+  try {
+    library.awaiting = WorkerProcess::launch_awaiting_library(library.awaiting_launch);
+  } catch (const WorkerFailure&) {
+  }
+}
 }  // namespace
 
 void start_worker_awaiting_library(const KernelLibraryLocation& location) {
   LibraryState& library = state();
   if (isolation_mode() != IsolationMode::isolated || library.awaiting || location.worker.empty()) return;
-  library.awaiting_launch = WorkerLaunch{};
-  library.awaiting_launch.executable = location.worker;
-  try {
-    library.awaiting = WorkerProcess::launch_awaiting_library(library.awaiting_launch);
-  } catch (const WorkerFailure&) {
-    // Nothing started ahead: load_kernel_library starts the worker, as without.
-  }
+  start_awaiting_worker(library, location.worker);
 }
 
 std::string load_kernel_library(const KernelLibraryLocation& location) {
@@ -147,8 +158,7 @@ std::string load_kernel_library(const KernelLibraryLocation& location) {
     library.launch.library = chosen;
   }
   library.launch.executable = location.worker;
-  const char* chroot = std::getenv(kWorkerChrootVariable);
-  library.launch.change_root = !(chroot != nullptr && std::string(chroot) == "0");
+  library.launch.change_root = workers_change_root();
   if (library.launch.library.empty() || isolation_mode() == IsolationMode::in_process) {
     library.awaiting.reset();  // a worker started ahead that nothing will use
   }
@@ -194,14 +204,7 @@ void start_replacement_worker() {
       !library.launch.wrapper.empty() || library.awaiting || !starting_ahead_enabled()) {
     return;
   }
-  library.awaiting_launch = WorkerLaunch{};
-  library.awaiting_launch.executable = library.launch.executable;
-  library.awaiting_launch.change_root = library.launch.change_root;
-  try {
-    library.awaiting = WorkerProcess::launch_awaiting_library(library.awaiting_launch);
-  } catch (const WorkerFailure&) {
-    // None loading: current_worker starts one when it is needed, as without.
-  }
+  start_awaiting_worker(library, library.launch.executable);
 }
 }  // namespace
 

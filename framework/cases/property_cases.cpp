@@ -10,6 +10,7 @@
 #include "framework/dims/dim_resolution.h"
 #include "framework/dims/kernel_domain.h"
 #include "framework/inputs/seeding.h"
+#include "framework/isolation/kernel_library.h"
 #include "framework/timing/device_lease.h"
 #include "rkt/defaults.h"
 
@@ -48,6 +49,10 @@ bool user_sets(const char* setting) {
 // The seed of phase `index`: the first phase keeps the property's seed (what the message prints).
 std::uint64_t phase_seed(std::uint64_t seed, std::size_t index) {
   return index == 0 ? seed : seed ^ (0x9e3779b97f4a7c15ull * index);
+}
+
+bool same_trial(const CaseDetails& a, const CaseDetails& b) {
+  return a.dims == b.dims && a.scale == b.scale && a.seed == b.seed && a.config == b.config;
 }
 
 std::string phase_id(const std::string& id, const PropertyPhase& phase) {
@@ -147,11 +152,24 @@ CaseOutcome run_property_phases(const PropertyOptions& options,
     const std::string id = phase_id(options.id, phase);
     if (replaying && reproduce.count(id) == 0) continue;
 
-    int dropped = 0, ran = 0, not_run = 0;
+    int dropped = 0, ran = 0, not_run = 0, shrinks_not_tried = 0;
     std::string dropped_reason;
     bool failure_seen = false;
+    std::size_t lost_at_first_failure = 0;  // workers lost (kernel_library.h) when it was seen
     CaseDetails failing;
     const auto start = std::chrono::steady_clock::now();
+    // Once kShrinkingWorkerLossLimit more workers were lost while shrinking, smaller candidates
+    // are not run (not a failure, so rapidcheck keeps the smallest failing trial so far); the
+    // failing trial itself still runs, as rapidcheck runs its counterexample once more at the end.
+    const TrialGate may_run = [&](const CaseDetails& trial) {
+      const auto limit = static_cast<std::size_t>(defaults::kShrinkingWorkerLossLimit);
+      if (!failure_seen || workers_lost() - lost_at_first_failure < limit ||
+          same_trial(trial, failing)) {
+        return true;
+      }
+      ++shrinks_not_tried;
+      return false;
+    };
     const auto property = [&] {
       const double elapsed =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -159,9 +177,10 @@ CaseOutcome run_property_phases(const PropertyOptions& options,
         ++not_run;  // Counted and reported: the trials this phase had no time for.
         return;
       }
+
       ++ran;
       CaseDetails details;
-      const CaseOutcome outcome = body(phase, details);
+      const CaseOutcome outcome = body(phase, details, may_run);
       if (outcome.status == CaseStatus::dropped) {
         ++dropped;
         if (dropped_reason.empty()) dropped_reason = outcome.message;
@@ -169,6 +188,7 @@ CaseOutcome run_property_phases(const PropertyOptions& options,
       }
       if (outcome.status != CaseStatus::passed) {
         // Shrinking keeps the last failing candidate, so the last one recorded is the shrunk case.
+        if (!failure_seen) lost_at_first_failure = workers_lost();
         failure_seen = true;
         failing = details;
         RC_FAIL(outcome.message);
@@ -205,9 +225,14 @@ CaseOutcome run_property_phases(const PropertyOptions& options,
       replay.testParams = params;
       replay.reproduce[id] = failure.reproduce;
       const std::string replay_text = rc::detail::configToString(replay);
-      message << id << " failed after " << failure.numSuccess
-              << " passing trials; smallest failing case found by shrinking:\n  "
-              << without_assertion_location(failure.description) << "\n  counterexample:";
+      message << id << " failed after " << failure.numSuccess << " passing trials; "
+              << (shrinks_not_tried > 0 ? "smallest failing case found before shrinking stopped ("
+                                        : "smallest failing case found by shrinking:\n  ");
+      if (shrinks_not_tried > 0) {
+        message << defaults::kShrinkingWorkerLossLimit << " more workers were lost to the kernel while "
+                << "shrinking; " << shrinks_not_tried << " smaller candidates not tried):\n  ";
+      }
+      message << without_assertion_location(failure.description) << "\n  counterexample:";
       for (const auto& [type, value] : failure.counterExample) {
         message << "\n    " << type << " = " << value;
       }
@@ -236,7 +261,7 @@ CaseOutcome run_property_trials(const TaskSpec& task, PropertyKind kind,
             "task '" + task.id() + "' declares no dim domains, so shapes cannot vary"};
   }
   const std::size_t config_count = task.configs().size();
-  const auto body = [&](const PropertyPhase& phase, CaseDetails& details) {
+  const auto body = [&](const PropertyPhase& phase, CaseDetails& details, const TrialGate& may_run) {
     // Tasks with several configs: each trial runs under one of them, drawn like the dims.
     const TaskSpec& trial_task =
         config_count == 1
@@ -277,6 +302,7 @@ CaseOutcome run_property_trials(const TaskSpec& task, PropertyKind kind,
       inputs.scale = (negative ? -1.0 : 1.0) * std::pow(10.0, milli_decades / 1000.0);
     }
     details = case_details(trial_task, inputs);
+    if (!may_run(details)) return CaseOutcome{CaseStatus::passed, "not run: shrinking stopped"};
     // A judge waiting to time on this GPU goes first: it waits for one trial, not the whole case.
     yield_device_lease_to_timing(options.device);
     return trial(trial_task, inputs);

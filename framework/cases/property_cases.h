@@ -74,10 +74,16 @@ struct PropertyOptions {
   std::vector<DimRestriction> supported;
 };
 
-/// One trial of a property: draws what it needs from rapidcheck (`*generator`), runs and returns
-/// the outcome (dropped: discarded and counted), and fills `details` with the trial's inputs so
-/// that a failure reports the shrunk case.
-using PropertyBody = std::function<CaseOutcome(const PropertyPhase& phase, CaseDetails& details)>;
+/// Asked with a drawn trial's inputs, before it runs: false when it is not to run (shrinking was
+/// stopped, defaults::kShrinkingWorkerLossLimit); the body then returns a pass without running it.
+using TrialGate = std::function<bool(const CaseDetails& trial)>;
+
+/// One trial of a property: draws what it needs from rapidcheck (`*generator`), asks `may_run`
+/// (bodies whose trials never lose a worker may skip it), runs and returns the outcome (dropped:
+/// discarded and counted), and fills `details` with the trial's inputs so that a failure reports
+/// the shrunk case.
+using PropertyBody = std::function<CaseOutcome(const PropertyPhase& phase, CaseDetails& details,
+                                               const TrialGate& may_run)>;
 
 /// Runs `body` with rapidcheck, phase by phase: the seed (RC_PARAMS's, else the run's), replay of
 /// RC_PARAMS="reproduce=...", the phases' time budgets, shrinking, and the messages. Shared by the

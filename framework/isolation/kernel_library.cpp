@@ -33,6 +33,7 @@ struct LibraryState {
   bool keep_spare = false;
   bool keep_replacement = false;   // a worker was lost: keep `awaiting` loading as its successor
   std::size_t replacements_taken = 0;
+  std::size_t workers_lost = 0;
   std::map<const KernelSpec*, std::uint32_t> worker_index;  // kernels that run in the worker
   std::string sandbox;
   std::vector<std::string> kernel_ids;  // as the first worker described them, in order
@@ -225,11 +226,14 @@ WorkerProcess& current_worker() {
 
 void discard_lost_worker() {
   discard_worker();
+  ++state().workers_lost;
   state().keep_replacement = true;
   start_replacement_worker();
 }
 
 std::size_t replacements_taken() { return state().replacements_taken; }
+
+std::size_t workers_lost() { return state().workers_lost; }
 
 namespace {
 // Whether a GPU machine's judge lends its worker (default on; RKT_GPU_WORKER_LENDING=0 turns

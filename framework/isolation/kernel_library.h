@@ -111,6 +111,8 @@ void discard_worker();
 void discard_lost_worker();
 /// How many workers this process took started ahead as replacements (discard_lost_worker).
 std::size_t replacements_taken();
+/// How many workers this process has lost in calls (discard_lost_worker).
+std::size_t workers_lost();
 /// The index of `kernel` in the worker's description.
 std::uint32_t worker_kernel_index(const KernelSpec& kernel);
 

@@ -20,8 +20,14 @@ inline constexpr int kPropertySmallTrialsCuda = 40;  // [trials]
 /// overflow, grid limits, a fixed-size buffer).
 inline constexpr int kPropertyFullSizeTrialsCuda = 3;  // [trials]
 /// The small-shape trials of a CUDA shape property stop once they have taken this long (the
-/// full-size trials still run); the case message says how many ran. Shrinking is never cut short.
+/// full-size trials still run); the case message says how many ran. Shrinking is cut short only
+/// by kShrinkingWorkerLossLimit.
 inline constexpr double kPropertySmallTrialsSecondsCuda = 60;  // [s]
+/// Shrinking a failing property stops once this many more workers were lost to it (a kernel that
+/// crashes at large sizes crashes at every smaller candidate above its threshold, and each crash
+/// costs a worker start: run 38 measured 11.6 s of a crash candidate's 22 s in one shrink). The
+/// counterexample is then the smallest failing trial run so far, and the message says so.
+inline constexpr int kShrinkingWorkerLossLimit = 3;  // [workers lost while shrinking]
 /// Largest total size of a property trial's inputs on the CPU.
 inline constexpr std::int64_t kPropertyInputBudgetCpu = 64ll << 20;  // [bytes]
 /// Largest total size of a small-shape property trial's inputs on a GPU (cheap trials).

@@ -1,6 +1,7 @@
 // Kernels that attack the verdict rather than the arithmetic: they end the process early with a
 // success status, print a fake gtest success, crash, throw or hang. None may ever pass.
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
@@ -25,6 +26,16 @@ void throws(rkt::KernelCall&) { throw std::runtime_error("kernel gave up"); }
 
 void segfaults(rkt::KernelCall&) { std::raise(SIGSEGV); }
 
+// Honest below 20000 elements (relu's CPU test size is 37 x 300 = 11100), a crash at or above:
+// a shape property's larger trials crash, and so does every shrink candidate still past it.
+void crashes_on_large_inputs(rkt::KernelCall& call) {
+  const std::int64_t n = call.output(0).numel();
+  if (n >= 20000) std::raise(SIGSEGV);
+  const float* x = call.input(0).data_as<const float>();
+  float* y = call.output(0).data_as<float>();
+  for (std::int64_t i = 0; i < n; ++i) y[i] = (x[i] > 0.0f || x[i] != x[i]) ? x[i] : 0.0f;
+}
+
 void hangs(rkt::KernelCall&) {
   while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
 }
@@ -38,3 +49,5 @@ ROBUST_KERNEL_TEST(relu, cheat_underscore_exit, underscore_exit_zero).describe("
 ROBUST_KERNEL_TEST(relu, cheat_throws, throws).describe("throws");
 ROBUST_KERNEL_TEST(relu, cheat_segfaults, segfaults).describe("raises SIGSEGV");
 ROBUST_KERNEL_TEST(relu, cheat_hangs, hangs).describe("never returns");
+ROBUST_KERNEL_TEST(relu, crashes_on_large_inputs, crashes_on_large_inputs)
+    .describe("raises SIGSEGV from 20000 elements on");

@@ -10,6 +10,7 @@
 #include "adversary_support.h"
 #include "framework/runtime/device_support.h"
 #include "framework/supervision/supervisor.h"
+#include "rkt/defaults.h"
 
 namespace rkt {
 namespace {
@@ -289,6 +290,21 @@ TEST(ProcessCheats, ACrashIsRecordedAndEarlierResultsAreKept) {
   expect_status(cases, "relu/cheat_segfaults.correctness_x1", "failed");
   expect_status(cases, "relu/cheat_segfaults.correctness_x3", "failed");
   EXPECT_THAT(cases.at("relu/cheat_segfaults.correctness_x1").message, HasSubstr("signal 11"));
+}
+
+// Each shrink candidate past the crash size costs a worker: shrinking stops after
+// kShrinkingWorkerLossLimit more were lost, says so, and still names a failing trial.
+TEST(ProcessCheats, ShrinkingACrashStopsAfterTheWorkerLossLimit) {
+  const auto cases = run_cases("relu/crashes_on_large_inputs.correctness_x1:"
+                               "relu/crashes_on_large_inputs.property_shapes");
+  expect_status(cases, "relu/crashes_on_large_inputs.correctness_x1", "passed");
+  expect_status(cases, "relu/crashes_on_large_inputs.property_shapes", "failed");
+  const std::string& message = cases.at("relu/crashes_on_large_inputs.property_shapes").message;
+  EXPECT_THAT(message, HasSubstr("smallest failing case found before shrinking stopped (" +
+                                 std::to_string(defaults::kShrinkingWorkerLossLimit) +
+                                 " more workers were lost to the kernel while shrinking;"));
+  EXPECT_THAT(message, HasSubstr("signal 11"));
+  EXPECT_THAT(message, HasSubstr("replay it with: RC_PARAMS="));
 }
 
 TEST(ProcessCheats, AThrowingKernelFailsWithItsMessage) {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -98,14 +99,23 @@ at::Tensor unit_uniform(std::uint64_t key, std::int64_t first, std::int64_t coun
       .mul_(kTwoToMinus24);
 }
 
-// On a CUDA device (CounterPath::automatic), a law drawn by its kernel into one float32 tensor,
-// on the current stream: `launch(out, count, stream)` queues it (counter_random_kernel.h).
-// Nothing elsewhere, where the chunked paths below run.
+bool gpu_draw_kernel_enabled() {
+  const char* setting = std::getenv(kGpuDrawKernelVariable);
+  return setting != nullptr && std::string(setting) == "1";
+}
+
+// On a CUDA device (CounterPath::kernel, or automatic with RKT_GPU_DRAW_KERNEL=1), a law drawn by
+// its kernel into one float32 tensor, on the current stream: `launch(out, count, stream)` queues
+// it (counter_random_kernel.h). Nothing otherwise, where the chunked paths below run.
 template <typename Launch>
 std::optional<at::Tensor> drawn_by_kernel(at::IntArrayRef sizes, c10::Device device,
                                           CounterPath path, Launch launch) {
+  if (path == CounterPath::kernel && !device.is_cuda()) {
+    throw std::invalid_argument("the draw kernels run on a CUDA device, not on " + device.str());
+  }
 #if RKT_WITH_CUDA
-  if (device.is_cuda() && path == CounterPath::automatic) {
+  if (device.is_cuda() &&
+      (path == CounterPath::kernel || (path == CounterPath::automatic && gpu_draw_kernel_enabled()))) {
     at::Tensor tensor = at::empty(sizes, at::TensorOptions().dtype(at::kFloat).device(device));
     const c10::cuda::CUDAGuard on_its_device(tensor.device());
     const int status =
@@ -118,9 +128,8 @@ std::optional<at::Tensor> drawn_by_kernel(at::IntArrayRef sizes, c10::Device dev
   }
 #else
   (void)sizes;
-  (void)device;
-  (void)path;
   (void)launch;
+  if (path == CounterPath::kernel) throw std::invalid_argument("the draw kernels need a CUDA build");
 #endif
   return std::nullopt;
 }

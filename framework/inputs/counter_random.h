@@ -43,10 +43,16 @@ at::Tensor counter_words(std::uint64_t key, std::int64_t first, std::int64_t cou
 at::Tensor counter_words_by_tensor_ops(std::uint64_t key, std::int64_t first, std::int64_t count,
                                        c10::Device device);
 
-/// How a law is computed: `automatic` runs the exact laws as one loop per chunk on the CPU and
-/// as tensor operations elsewhere; `tensor_ops` forces the tensor operations (the GPU's path),
-/// so that tests on the CPU can hold the two paths to the same bits.
-enum class CounterPath { automatic, tensor_ops };
+/// How a law is computed: `automatic` runs the exact laws as one loop per chunk on the CPU and,
+/// on a GPU, as tensor operations, or with one kernel per law when RKT_GPU_DRAW_KERNEL=1;
+/// `tensor_ops` forces the tensor operations, so that tests on the CPU can hold the two paths to
+/// the same bits; `kernel` forces the draw kernels on a CUDA device (counter_random_kernel.h).
+/// The kernels are off by default until a GPU run has checked them against the tensor path
+/// (tests/unit/counter_random_test.cpp, AGpuDrawsTheCpuValues; docs/gpu_runs.md, "Not run yet").
+enum class CounterPath { automatic, tensor_ops, kernel };
+
+/// RKT_GPU_DRAW_KERNEL=1: `automatic` draws on a GPU with the draw kernels.
+inline constexpr const char* kGpuDrawKernelVariable = "RKT_GPU_DRAW_KERNEL";
 
 /// float32 tensors of `sizes` on `device`, contiguous.
 /// U[low, high) with 24 random bits per element.

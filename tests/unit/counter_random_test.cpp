@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <iostream>
+#include <stdexcept>
 
 #include "framework/inputs/counter_random.h"
 #include "framework/inputs/input_generation.h"
@@ -132,6 +133,12 @@ TEST(CounterRandom, TaskInputsAreDrawnPerInputStream) {
   EXPECT_FALSE(at::equal(first[0], other_seed[0]));
 }
 
+TEST(CounterRandom, TheDrawKernelsAreRefusedOffACudaDevice) {
+  EXPECT_THROW(counter_uniform({4}, 1, 0.0, 1.0, kCpu, CounterPath::kernel), std::invalid_argument);
+  EXPECT_THROW(counter_normal({4}, 1, 0.0, 1.0, kCpu, CounterPath::kernel), std::invalid_argument);
+  EXPECT_THROW(counter_bernoulli({4}, 1, 0.5, kCpu, CounterPath::kernel), std::invalid_argument);
+}
+
 TEST(CounterRandom, AGpuDrawsTheCpuValues) {
   if (!device_available(Device::cuda)) {
     GTEST_SKIP() << "needs a CUDA device: " << device_unavailable_reason(Device::cuda);
@@ -158,20 +165,20 @@ TEST(CounterRandom, AGpuDrawsTheCpuValues) {
             << largest << ")\n";
   EXPECT_LE(differing, n / 100000);
   EXPECT_LE(largest, 1e-6);
-  // The GPU draws with one kernel per law (counter_random_kernel.h); its tensor path, the
-  // reference above, must give the same bits: every float64 step is rounded the same way.
-  EXPECT_TRUE(at::equal(counter_uniform({n}, key, -1.5, 2.5, gpu),
+  // The draw kernels (counter_random_kernel.h) against the GPU's tensor path, the reference
+  // above: the same bits, every float64 step rounded the same way.
+  EXPECT_TRUE(at::equal(counter_uniform({n}, key, -1.5, 2.5, gpu, CounterPath::kernel),
                         counter_uniform({n}, key, -1.5, 2.5, gpu, CounterPath::tensor_ops)));
-  EXPECT_TRUE(at::equal(counter_bernoulli({n}, key, 0.3, gpu),
+  EXPECT_TRUE(at::equal(counter_bernoulli({n}, key, 0.3, gpu, CounterPath::kernel),
                         counter_bernoulli({n}, key, 0.3, gpu, CounterPath::tensor_ops)));
-  const at::Tensor by_kernel = counter_normal({n}, key, 0.0, 1.0, gpu);
+  const at::Tensor by_kernel = counter_normal({n}, key, 0.0, 1.0, gpu, CounterPath::kernel);
   const at::Tensor by_tensor_ops = counter_normal({n}, key, 0.0, 1.0, gpu, CounterPath::tensor_ops);
   const std::int64_t kernel_differing = by_kernel.ne(by_tensor_ops).sum().item<std::int64_t>();
   std::cout << "[ normal law ] " << kernel_differing << " of " << n
             << " float32 elements differ between the GPU's kernel and its tensor operations\n";
   EXPECT_LE(kernel_differing, n / 100000);
   // An odd size and a 2-d shape: the kernel's grid-stride tail.
-  EXPECT_TRUE(at::equal(counter_uniform({37, 301}, key, 0.0, 1.0, gpu).cpu(),
+  EXPECT_TRUE(at::equal(counter_uniform({37, 301}, key, 0.0, 1.0, gpu, CounterPath::kernel).cpu(),
                         counter_uniform({37, 301}, key, 0.0, 1.0, kCpu)));
 }
 

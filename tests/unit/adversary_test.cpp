@@ -30,6 +30,16 @@ void expect_status(const std::map<std::string, CaseRecord>& cases, const std::st
   expect_case_status(cases, name, status);
 }
 
+// The message of `kernel`'s case `failing`, run beside its correctness_x1: that one must pass
+// (the kernel is honest where the case does not reach) and `failing` must fail.
+std::string failure_beside_a_pass(const std::string& kernel, const std::string& failing) {
+  const auto cases = run_cases(kernel + ".correctness_x1:" + kernel + "." + failing);
+  expect_status(cases, kernel + ".correctness_x1", "passed");
+  expect_status(cases, kernel + "." + failing, "failed");
+  const auto found = cases.find(kernel + "." + failing);
+  return found == cases.end() ? "" : found->second.message;
+}
+
 TEST(BrittleKernels, IdentityReluFailsWhereverInputsAreNegative) {
   const auto cases = run_cases("relu/brittle_identity.*");
   for (const char* scaling : {"x1", "x3", "x0_01", "negated"}) {
@@ -216,11 +226,8 @@ TEST(BoundsKernels, AReadPastAnInputsEndIsNamedAndHonestKernelsPass) {
 }
 
 TEST(BoundsKernels, UndeclaredAlignedLoadsFailTheMisalignedPointerCase) {
-  const auto cases = run_cases("relu/aligned_sse_undeclared.correctness_x1:"
-                               "relu/aligned_sse_undeclared.integrity_misaligned_pointers");
-  expect_status(cases, "relu/aligned_sse_undeclared.correctness_x1", "passed");
-  expect_status(cases, "relu/aligned_sse_undeclared.integrity_misaligned_pointers", "failed");
-  const std::string& message = cases.at("relu/aligned_sse_undeclared.integrity_misaligned_pointers").message;
+  const std::string message =
+      failure_beside_a_pass("relu/aligned_sse_undeclared", "integrity_misaligned_pointers");
   EXPECT_THAT(message, HasSubstr("offset by one element (4 bytes"));
   EXPECT_THAT(message, HasSubstr("signal 11"));
   EXPECT_THAT(message, HasSubstr(".requires_alignment(bytes)"));
@@ -295,11 +302,7 @@ TEST(ProcessCheats, ACrashIsRecordedAndEarlierResultsAreKept) {
 // Each shrink candidate past the crash size costs a worker: shrinking stops after
 // kShrinkingWorkerLossLimit more were lost, says so, and still names a failing trial.
 TEST(ProcessCheats, ShrinkingACrashStopsAfterTheWorkerLossLimit) {
-  const auto cases = run_cases("relu/crashes_on_large_inputs.correctness_x1:"
-                               "relu/crashes_on_large_inputs.property_shapes");
-  expect_status(cases, "relu/crashes_on_large_inputs.correctness_x1", "passed");
-  expect_status(cases, "relu/crashes_on_large_inputs.property_shapes", "failed");
-  const std::string& message = cases.at("relu/crashes_on_large_inputs.property_shapes").message;
+  const std::string message = failure_beside_a_pass("relu/crashes_on_large_inputs", "property_shapes");
   EXPECT_THAT(message, HasSubstr("smallest failing case found before shrinking stopped (" +
                                  std::to_string(defaults::kShrinkingWorkerLossLimit) +
                                  " more workers were lost to the kernel while shrinking;"));

@@ -15,10 +15,9 @@
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #include <cuda_runtime_api.h>
-
-#include "framework/inputs/counter_random_kernel.h"
 #endif
 
+#include "framework/inputs/counter_random_kernel.h"  // declarations only; defined in CUDA builds
 #include "framework/inputs/counter_word.h"
 #include "rkt/defaults.h"
 
@@ -99,10 +98,12 @@ at::Tensor unit_uniform(std::uint64_t key, std::int64_t first, std::int64_t coun
       .mul_(kTwoToMinus24);
 }
 
+#if RKT_WITH_CUDA
 bool gpu_draw_kernel_enabled() {
   const char* setting = std::getenv(kGpuDrawKernelVariable);
   return setting != nullptr && std::string(setting) == "1";
 }
+#endif
 
 // On a CUDA device (CounterPath::kernel, or automatic with RKT_GPU_DRAW_KERNEL=1), a law drawn by
 // its kernel into one float32 tensor, on the current stream: `launch(out, count, stream)` queues

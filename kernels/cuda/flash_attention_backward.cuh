@@ -52,7 +52,7 @@
 // fused FlashAttention-2 backward does 5 (it adds dQ with atomics from the key kernel and reads
 // the forward's saved log-sum-exp). The price of determinism without atomics and of a task that
 // gives no forward statistics. Not measured on a GPU (no device time was left when it was
-// written), so no speed is claimed. ptxas (sm_90): 164-243 registers per thread and no spills,
+// written), so no speed is claimed. ptxas (sm_90): 163-245 registers per thread and no spills,
 // except the D = 128 key kernel (255 registers, 12-56 bytes spilled: it holds two 16 x 128 fp32
 // accumulators per warp, dK and dV).
 #pragma once

@@ -43,6 +43,15 @@ def check(condition, message):
         print("FAIL:", message, flush=True)
 
 
+def outcomes(record):
+    """Each case's name and status (its milliseconds differ from one judging to the next), and
+    that every case carries its time."""
+    for case in record["cases"]:
+        check(isinstance(case.get("milliseconds"), (int, float)) and case["milliseconds"] >= 0,
+              f"{case['name']}: no milliseconds in the record ({case})")
+    return [(case["name"], case["status"]) for case in record["cases"]]
+
+
 def candidate(name):
     return os.path.join(candidates, name)
 
@@ -141,7 +150,7 @@ try:
             served, local = records[0], eval_records[base]
             check(served["verdict"] == local["verdict"],
                   f"{base}: served {served['verdict']}, rkt eval {local['verdict']}")
-            check(served["cases"] == local["cases"],
+            check(outcomes(served) == outcomes(local),
                   f"{base}: the cases differ from rkt eval's:\n{served['cases']}\n{local['cases']}")
             check(served["library_hash"] == local["library_hash"], f"{base}: another library")
             check(set(served) == set(local), f"{base}: other fields than rkt eval's record: "
@@ -248,7 +257,7 @@ try:
     cli_records = {os.path.basename(json.loads(l)["file"]): json.loads(l)
                    for l in cli.stdout.splitlines() if l.strip()}
     for base in ["relu_wrong_edge.cpp"]:
-        check(base in cli_records and cli_records[base]["cases"] == eval_records[base]["cases"],
+        check(base in cli_records and outcomes(cli_records[base]) == outcomes(eval_records[base]),
               f"rkt eval --server: {base}'s cases differ from rkt eval's")
     received.extend(cli.stdout.splitlines())
     refused = subprocess.run([rkt, "eval", "--server", sock, candidate("relu_honest.cpp"), "--recheck", "1"],

@@ -177,7 +177,6 @@ CaseOutcome run_property_phases(const PropertyOptions& options,
         ++not_run;  // Counted and reported: the trials this phase had no time for.
         return;
       }
-
       ++ran;
       CaseDetails details;
       const CaseOutcome outcome = body(phase, details, may_run);

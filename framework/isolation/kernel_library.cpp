@@ -390,7 +390,10 @@ KernelRun invoke_in_worker(const KernelSpec& kernel, const std::vector<at::Tenso
   release_confirmed();
   if (!reply.device_lost) check_redzones(kernel.task_id(), staged, outputs);
   return_staged_inputs(inputs, staged);
-  if (call_trace_enabled()) trace_worker_call(kernel, staged, outputs, reply, asked - call_began, answered - asked, Clock::now() - answered);
+  if (call_trace_enabled()) {
+    trace_worker_call(kernel, staged, outputs, reply, asked - call_began, answered - asked,
+                      Clock::now() - answered);
+  }
   if (reply.not_final_at_return) {
     throw_if_not_final(kernel.task_id(), reply.error, reply.not_final_output);
   }

@@ -228,7 +228,8 @@ CaseOutcome run_property_phases(const PropertyOptions& options,
               << (shrinks_not_tried > 0 ? "smallest failing case found before shrinking stopped ("
                                         : "smallest failing case found by shrinking:\n  ");
       if (shrinks_not_tried > 0) {
-        message << defaults::kShrinkingWorkerLossLimit << " more workers were lost to the kernel while "
+        message << defaults::kShrinkingWorkerLossLimit
+                << " more workers were lost to the kernel while "
                 << "shrinking; " << shrinks_not_tried << " smaller candidates not tried):\n  ";
       }
       message << without_assertion_location(failure.description) << "\n  counterexample:";
@@ -260,7 +261,8 @@ CaseOutcome run_property_trials(const TaskSpec& task, PropertyKind kind,
             "task '" + task.id() + "' declares no dim domains, so shapes cannot vary"};
   }
   const std::size_t config_count = task.configs().size();
-  const auto body = [&](const PropertyPhase& phase, CaseDetails& details, const TrialGate& may_run) {
+  const auto body = [&](const PropertyPhase& phase, CaseDetails& details,
+                        const TrialGate& may_run) {
     // Tasks with several configs: each trial runs under one of them, drawn like the dims.
     const TaskSpec& trial_task =
         config_count == 1

@@ -140,10 +140,10 @@ CaseOutcome run_user_property(const KernelSpec& kernel, const TaskSpec& task,
   const int trials =
       kernel.device() == Device::cuda ? defaults::kPropertyTrialsCuda : defaults::kPropertyTrialsCpu;
   const std::vector<PropertyPhase> phases = {{"", trials, 0, DimTier::edges, 0}};
-  return run_property_phases(options, phases, [&](const PropertyPhase&, CaseDetails& details,
-                                                  const TrialGate&) {
-    return run_trial(kernel, primary, property, details);
-  });
+  return run_property_phases(options, phases,
+                             [&](const PropertyPhase&, CaseDetails& details, const TrialGate&) {
+                               return run_trial(kernel, primary, property, details);
+                             });
 }
 
 }  // namespace rkt

@@ -63,7 +63,8 @@ std::string eval_record_json(const EvalRecord& record) {
   const CaseRecord* first_failure = nullptr;
   for (const CaseRecord& item : kernel.cases.cases) {
     // Each case's time too: a generation loop sees what a kernel's verdict cost, and where.
-    cases.push_back(Json{{"name", item.name}, {"status", item.status}, {"milliseconds", item.milliseconds}});
+    cases.push_back(
+        Json{{"name", item.name}, {"status", item.status}, {"milliseconds", item.milliseconds}});
     if (first_failure == nullptr && (item.status == "failed" || item.status == "crashed")) {
       first_failure = &item;
     }

@@ -115,12 +115,12 @@ std::optional<at::Tensor> drawn_by_kernel(at::IntArrayRef sizes, c10::Device dev
     throw std::invalid_argument("the draw kernels run on a CUDA device, not on " + device.str());
   }
 #if RKT_WITH_CUDA
-  if (device.is_cuda() &&
-      (path == CounterPath::kernel || (path == CounterPath::automatic && gpu_draw_kernel_enabled()))) {
+  if (device.is_cuda() && (path == CounterPath::kernel ||
+                           (path == CounterPath::automatic && gpu_draw_kernel_enabled()))) {
     at::Tensor tensor = at::empty(sizes, at::TensorOptions().dtype(at::kFloat).device(device));
     const c10::cuda::CUDAGuard on_its_device(tensor.device());
-    const int status =
-        launch(tensor.data_ptr<float>(), tensor.numel(), c10::cuda::getCurrentCUDAStream().stream());
+    const int status = launch(tensor.data_ptr<float>(), tensor.numel(),
+                              c10::cuda::getCurrentCUDAStream().stream());
     if (status != 0) {
       throw std::runtime_error(std::string("drawing inputs on the GPU: ") +
                                cudaGetErrorString(static_cast<cudaError_t>(status)));
@@ -130,7 +130,8 @@ std::optional<at::Tensor> drawn_by_kernel(at::IntArrayRef sizes, c10::Device dev
 #else
   (void)sizes;
   (void)launch;
-  if (path == CounterPath::kernel) throw std::invalid_argument("the draw kernels need a CUDA build");
+  if (path == CounterPath::kernel)
+    throw std::invalid_argument("the draw kernels need a CUDA build");
 #endif
   return std::nullopt;
 }
@@ -193,9 +194,10 @@ at::Tensor counter_words(std::uint64_t key, std::int64_t first, std::int64_t cou
 at::Tensor counter_uniform(at::IntArrayRef sizes, std::uint64_t key, double low, double high,
                            c10::Device device, CounterPath path) {
   const double width = high - low;
-  if (auto drawn = drawn_by_kernel(sizes, device, path, [&](float* out, std::int64_t count, void* stream) {
-        return enqueue_counter_uniform(out, 0, count, key, width, low, stream);
-      })) {
+  if (auto drawn =
+          drawn_by_kernel(sizes, device, path, [&](float* out, std::int64_t count, void* stream) {
+            return enqueue_counter_uniform(out, 0, count, key, width, low, stream);
+          })) {
     return *drawn;
   }
   return filled(sizes, device, at::kFloat, [&](std::int64_t first, std::int64_t count) {
@@ -212,9 +214,11 @@ at::Tensor counter_uniform(at::IntArrayRef sizes, std::uint64_t key, double low,
 at::Tensor counter_normal(at::IntArrayRef sizes, std::uint64_t key, double mean, double stddev,
                           c10::Device device, CounterPath path) {
   const std::uint64_t radius_key = counter_key(key, 1), angle_key = counter_key(key, 2);
-  if (auto drawn = drawn_by_kernel(sizes, device, path, [&](float* out, std::int64_t count, void* stream) {
-        return enqueue_counter_normal(out, 0, count, radius_key, angle_key, stddev, mean, stream);
-      })) {
+  if (auto drawn =
+          drawn_by_kernel(sizes, device, path, [&](float* out, std::int64_t count, void* stream) {
+            return enqueue_counter_normal(out, 0, count, radius_key, angle_key, stddev, mean,
+                                          stream);
+          })) {
     return *drawn;
   }
   return filled(sizes, device, at::kFloat, [&](std::int64_t first, std::int64_t count) {
@@ -245,9 +249,10 @@ at::Tensor counter_bernoulli(at::IntArrayRef sizes, std::uint64_t key, double pr
                              c10::Device device, CounterPath path) {
   const double clamped = std::min(1.0, std::max(0.0, probability));
   const auto threshold = static_cast<std::int64_t>(std::llround(clamped * 4294967296.0));
-  if (auto drawn = drawn_by_kernel(sizes, device, path, [&](float* out, std::int64_t count, void* stream) {
-        return enqueue_counter_bernoulli(out, 0, count, key, threshold, stream);
-      })) {
+  if (auto drawn =
+          drawn_by_kernel(sizes, device, path, [&](float* out, std::int64_t count, void* stream) {
+            return enqueue_counter_bernoulli(out, 0, count, key, threshold, stream);
+          })) {
     return *drawn;
   }
   return filled(sizes, device, at::kFloat, [&](std::int64_t first, std::int64_t count) {

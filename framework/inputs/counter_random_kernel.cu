@@ -55,8 +55,8 @@ __global__ void bernoulli_kernel(float* out, std::uint64_t first, std::int64_t c
 }
 
 unsigned blocks_for(std::int64_t count) {
-  return static_cast<unsigned>(
-      std::max<std::int64_t>(1, std::min(kDrawMaxBlocks, (count + kDrawThreads - 1) / kDrawThreads)));
+  return static_cast<unsigned>(std::max<std::int64_t>(
+      1, std::min(kDrawMaxBlocks, (count + kDrawThreads - 1) / kDrawThreads)));
 }
 
 }  // namespace

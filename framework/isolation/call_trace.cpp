@@ -27,13 +27,19 @@ void trace_call(const TracedCall& call) {
   std::FILE* file = std::fopen(path, "a");
   if (file == nullptr) return;
   if (std::ftell(file) == 0) {
-    std::fputs("process\tat_ms\ttask\tkernel\tbytes\tpreparing_ms\tasking_ms\tworker_ms\tmapping_ms\tstream_ms\t"
-               "device_ms\tchecking_ms\n", file);
+    std::fputs(
+        "process\tat_ms\ttask\tkernel\tbytes\tpreparing_ms\tasking_ms\tworker_ms\tmapping_"
+        "ms\tstream_ms\t"
+        "device_ms\tchecking_ms\n",
+        file);
   }
   static const auto first_call = std::chrono::steady_clock::now();
-  const double at = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - first_call).count();
-  std::fprintf(file, "%d\t%.1f\t%s\t%s\t%lld\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\n", static_cast<int>(::getpid()), at,
-               call.task.c_str(), call.kernel.c_str(), static_cast<long long>(call.bytes), call.preparing_milliseconds,
+  const double at =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - first_call)
+          .count();
+  std::fprintf(file, "%d\t%.1f\t%s\t%s\t%lld\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\n",
+               static_cast<int>(::getpid()), at, call.task.c_str(), call.kernel.c_str(),
+               static_cast<long long>(call.bytes), call.preparing_milliseconds,
                call.asking_milliseconds, call.worker_milliseconds, call.mapping_milliseconds,
                call.stream_milliseconds, call.device_milliseconds, call.checking_milliseconds);
   std::fclose(file);

@@ -15,14 +15,16 @@ inline constexpr const char* kCallTraceVariable = "RKT_CALL_TRACE";
 struct TracedCall {
   std::string task;
   std::string kernel;
-  std::int64_t bytes = 0;             ///< the inputs' and outputs' data [bytes]
-  double preparing_milliseconds = 0;  ///< outputs allocated and poisoned, inputs staged, redzones armed, device synchronised
-  double asking_milliseconds = 0;     ///< request sent to reply read
-  double worker_milliseconds = 0;     ///< inside the worker: request read to reply written
-  double mapping_milliseconds = 0;    ///< the worker's mapping and unmapping
-  double stream_milliseconds = 0;     ///< the kernel on its stream
-  double device_milliseconds = 0;     ///< the kernel's return to the device idle, as the worker measured
-  double checking_milliseconds = 0;   ///< redzones checked and staged inputs returned
+  std::int64_t bytes = 0;  ///< the inputs' and outputs' data [bytes]
+  /// Outputs allocated and poisoned, inputs staged, redzones armed, the device synchronised.
+  double preparing_milliseconds = 0;
+  double asking_milliseconds = 0;   ///< request sent to reply read
+  double worker_milliseconds = 0;   ///< inside the worker: request read to reply written
+  double mapping_milliseconds = 0;  ///< the worker's mapping and unmapping
+  double stream_milliseconds = 0;   ///< the kernel on its stream
+  /// From the kernel's entry to the device idle after it returned, as the worker measured.
+  double device_milliseconds = 0;
+  double checking_milliseconds = 0;  ///< redzones checked and staged inputs returned
 };
 
 /// Whether RKT_CALL_TRACE is set.

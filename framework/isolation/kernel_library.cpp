@@ -148,7 +148,8 @@ void start_awaiting_worker(LibraryState& library, const std::string& executable)
 
 void start_worker_awaiting_library(const KernelLibraryLocation& location) {
   LibraryState& library = state();
-  if (isolation_mode() != IsolationMode::isolated || library.awaiting || location.worker.empty()) return;
+  if (isolation_mode() != IsolationMode::isolated || library.awaiting || location.worker.empty())
+    return;
   start_awaiting_worker(library, location.worker);
 }
 
@@ -342,7 +343,8 @@ void trace_worker_call(const KernelSpec& kernel, const std::vector<at::Tensor>& 
   call.task = kernel.task_id();
   call.kernel = kernel.kernel_id();
   for (const auto* tensors : {&inputs, &outputs}) {
-    for (const at::Tensor& tensor : *tensors) call.bytes += static_cast<std::int64_t>(tensor.nbytes());
+    for (const at::Tensor& tensor : *tensors)
+      call.bytes += static_cast<std::int64_t>(tensor.nbytes());
   }
   call.preparing_milliseconds = milliseconds(preparing);
   call.asking_milliseconds = milliseconds(asking);

@@ -114,7 +114,8 @@ ReceiveStatus receive_datagram(int socket, int timeout_milliseconds, Datagram& d
     length = recv(socket, nullptr, 0, MSG_PEEK | MSG_TRUNC);
   } while (length < 0 && errno == EINTR);
   if (length < 0) throw WireError(std::string("recv: ") + std::strerror(errno));
-  datagram.bytes.resize(std::clamp<std::size_t>(static_cast<std::size_t>(length), 1, kMaxDatagramBytes));
+  datagram.bytes.resize(
+      std::clamp<std::size_t>(static_cast<std::size_t>(length), 1, kMaxDatagramBytes));
   datagram.fds.clear();
   iovec part{datagram.bytes.data(), datagram.bytes.size()};
   std::vector<char> control(CMSG_SPACE(sizeof(int) * kMaxDatagramFds));

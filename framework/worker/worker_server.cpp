@@ -278,7 +278,8 @@ int serve_worker_requests(int socket, WorkerState& state) {
     reply.sequence = request.sequence;
     reply.mapping_milliseconds = mapping_milliseconds;
     reply.handling_milliseconds =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - mapping_start).count();
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - mapping_start)
+            .count();
     wire::send_datagram(socket, {wire::encode(reply), {}});
   }
 }

@@ -1,12 +1,13 @@
 // Kernels that attack the verdict rather than the arithmetic: they end the process early with a
 // success status, print a fake gtest success, crash, throw or hang. None may ever pass.
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 #include <thread>
-#include <unistd.h>
 
 #include "rkt/kernel.h"
 

@@ -230,7 +230,8 @@ KernelGradients run_backward_kernels(const Shape& s, const std::vector<std::uint
 }
 
 template <class Format>
-std::vector<double> as_double(const std::vector<std::uint16_t>& t, std::size_t lead, std::size_t n) {
+std::vector<double> as_double(const std::vector<std::uint16_t>& t, std::size_t lead,
+                              std::size_t n) {
   std::vector<double> out(n);
   for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<double>(Format::to_float(t[lead + i]));
   return out;
@@ -252,10 +253,9 @@ void check_backward(const Shape& s, float qk_scale) {
   const std::vector<std::uint16_t> v = random_values<Format>(n_kv + lead, 13, 1.0f);
   const std::vector<std::uint16_t> grad_o = random_values<Format>(n_q + lead, 14, 1.0f);
   const KernelGradients got = run_backward_kernels<Format, kD, kAligned>(s, q, k, v, grad_o, lead);
-  const Reference ref = reference_gradients(s, kD, as_double<Format>(q, lead, n_q),
-                                            as_double<Format>(k, lead, n_kv),
-                                            as_double<Format>(v, lead, n_kv),
-                                            as_double<Format>(grad_o, lead, n_q));
+  const Reference ref =
+      reference_gradients(s, kD, as_double<Format>(q, lead, n_q), as_double<Format>(k, lead, n_kv),
+                          as_double<Format>(v, lead, n_kv), as_double<Format>(grad_o, lead, n_q));
   compare<Format>("grad_q", got.grad_q, lead, ref.grad_q, kD, unit_roundoff);
   compare<Format>("grad_k", got.grad_k, lead, ref.grad_k, kD, unit_roundoff);
   compare<Format>("grad_v", got.grad_v, lead, ref.grad_v, kD, unit_roundoff);
@@ -289,23 +289,32 @@ void check_error_norms_within_the_honest_bound(const Shape& s, float qk_scale, f
   const std::vector<std::uint16_t> grad_o = random_values<Format>(n_q, 24, vo_scale);
   const KernelGradients got = run_backward_kernels<Format, kD, true>(s, q, k, v, grad_o, 0);
   const std::vector<double> qd = as_double<Format>(q, 0, n_q), kd = as_double<Format>(k, 0, n_kv),
-                            vd = as_double<Format>(v, 0, n_kv), god = as_double<Format>(grad_o, 0, n_q);
+                            vd = as_double<Format>(v, 0, n_kv),
+                            god = as_double<Format>(grad_o, 0, n_q);
   const Reference ref = reference_gradients<double>(s, kD, qd, kd, vd, god);
   const Reference fp32 = reference_gradients<float>(s, kD, qd, kd, vd, god);
+  // The honest computation's outputs stored in the format, as the framework's honest sample's.
   const auto stored = [](std::vector<double> x) {
-    for (double& value : x) value = static_cast<double>(Format::to_float(Format::from_float(static_cast<float>(value))));
+    for (double& value : x) {
+      value = static_cast<double>(Format::to_float(Format::from_float(static_cast<float>(value))));
+    }
     return x;
   };
-  const std::pair<const char*, std::pair<const std::vector<std::uint16_t>*, const Gradient*>> outputs[] = {
-      {"grad_q", {&got.grad_q, &ref.grad_q}}, {"grad_k", {&got.grad_k, &ref.grad_k}}, {"grad_v", {&got.grad_v, &ref.grad_v}}};
-  const Gradient* honest[] = {&fp32.grad_q, &fp32.grad_k, &fp32.grad_v};
-  for (int i = 0; i < 3; ++i) {
-    const std::vector<double>& reference = outputs[i].second.second->value;
+  struct Compared {
+    const char* name;
+    const std::vector<std::uint16_t>& kernel;
+    const Gradient& reference;
+    const Gradient& honest;
+  };
+  for (const Compared& output : {Compared{"grad_q", got.grad_q, ref.grad_q, fp32.grad_q},
+                                 Compared{"grad_k", got.grad_k, ref.grad_k, fp32.grad_k},
+                                 Compared{"grad_v", got.grad_v, ref.grad_v, fp32.grad_v}}) {
+    const std::vector<double>& reference = output.reference.value;
     const double kernel_error =
-        relative_error_norm(as_double<Format>(*outputs[i].second.first, 0, reference.size()), reference);
-    const double honest_error = relative_error_norm(stored(honest[i]->value), reference);
-    EXPECT_LE(kernel_error, 4.0 * honest_error) << outputs[i].first;
-    std::printf("  %s: relative error norm %.3g, honest fp32 %.3g (%.2fx)\n", outputs[i].first,
+        relative_error_norm(as_double<Format>(output.kernel, 0, reference.size()), reference);
+    const double honest_error = relative_error_norm(stored(output.honest.value), reference);
+    EXPECT_LE(kernel_error, 4.0 * honest_error) << output.name;
+    std::printf("  %s: relative error norm %.3g, honest fp32 %.3g (%.2fx)\n", output.name,
                 kernel_error, honest_error, kernel_error / honest_error);
   }
 }

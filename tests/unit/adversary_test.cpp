@@ -302,7 +302,8 @@ TEST(ProcessCheats, ACrashIsRecordedAndEarlierResultsAreKept) {
 // Each shrink candidate past the crash size costs a worker: shrinking stops after
 // kShrinkingWorkerLossLimit more were lost, says so, and still names a failing trial.
 TEST(ProcessCheats, ShrinkingACrashStopsAfterTheWorkerLossLimit) {
-  const std::string message = failure_beside_a_pass("relu/crashes_on_large_inputs", "property_shapes");
+  const std::string message =
+      failure_beside_a_pass("relu/crashes_on_large_inputs", "property_shapes");
   EXPECT_THAT(message, HasSubstr("smallest failing case found before shrinking stopped (" +
                                  std::to_string(defaults::kShrinkingWorkerLossLimit) +
                                  " more workers were lost to the kernel while shrinking;"));

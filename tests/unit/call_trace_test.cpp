@@ -1,8 +1,9 @@
 // Where a kernel call's time goes (framework/isolation/call_trace.h, RKT_CALL_TRACE): a line per
 // call in a worker, whose parts add up, and nothing written when the variable is unset.
-#include <gtest/gtest.h>
+#include "framework/isolation/call_trace.h"
 
 #include <ATen/ATen.h>
+#include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -12,7 +13,6 @@
 #include <vector>
 
 #include "framework/inputs/input_generation.h"
-#include "framework/isolation/call_trace.h"
 #include "framework/isolation/kernel_invocation.h"
 #include "framework/isolation/kernel_library.h"
 #include "rkt/registration.h"
@@ -43,7 +43,8 @@ int trace_two_calls_then_none(const std::string& path) {
   const TaskSpec* relu = find_task("relu");
   if (honest == nullptr || relu == nullptr) return 3;
   const std::vector<at::Tensor> inputs = generate_inputs(*relu, {{"B", 3}, {"N", 41}}, 7);
-  const std::vector<OutputSignature> signatures = infer_output_signatures(*relu, inputs, Device::cpu);
+  const std::vector<OutputSignature> signatures =
+      infer_output_signatures(*relu, inputs, Device::cpu);
   ::setenv(kCallTraceVariable, path.c_str(), 1);
   invoke_kernel(*honest, inputs, signatures);
   invoke_kernel(*honest, inputs, signatures);
@@ -69,14 +70,17 @@ int trace_two_calls_then_none(const std::string& path) {
     const double mapping = std::stod(row[column("mapping_ms")]);
     if (!(stream >= 0 && mapping >= 0 && stream + mapping <= worker + 1e-3)) return 8;
     if (!(worker <= asking + 1e-3)) return 9;  // the worker's time is inside the round trip
-    if (!(std::stod(row[column("preparing_ms")]) >= 0 && std::stod(row[column("checking_ms")]) >= 0)) return 10;
+    if (!(std::stod(row[column("preparing_ms")]) >= 0 &&
+          std::stod(row[column("checking_ms")]) >= 0))
+      return 10;
   }
   return 0;
 }
 
 TEST(CallTrace, ALinePerCallWhoseWorkerTimeLiesInsideItsRoundTripAndNoneWhenUnset) {
   const std::string path = (std::filesystem::temp_directory_path() /
-                            ("rkt_call_trace_" + std::to_string(::getpid()) + ".tsv")).string();
+                            ("rkt_call_trace_" + std::to_string(::getpid()) + ".tsv"))
+                               .string();
   std::filesystem::remove(path);
   EXPECT_EXIT(std::exit(trace_two_calls_then_none(path)), ::testing::ExitedWithCode(0), "");
   std::filesystem::remove(path);

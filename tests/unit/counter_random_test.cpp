@@ -2,6 +2,8 @@
 // tensor path agrees bit for bit with the reference loop (and on a GPU, the draw kernels with
 // both), values depend on the element's index alone (not on chunks or threads), and each law has
 // the distribution it names.
+#include "framework/inputs/counter_random.h"
+
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <gtest/gtest.h>
@@ -11,7 +13,6 @@
 #include <iostream>
 #include <stdexcept>
 
-#include "framework/inputs/counter_random.h"
 #include "framework/inputs/input_generation.h"
 #include "framework/runtime/device_support.h"
 #include "rkt/defaults.h"

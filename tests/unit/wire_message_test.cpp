@@ -1,13 +1,12 @@
 // Datagrams between judge and worker (framework/wire/wire_message.h): each received at its own
 // length, with its descriptors; one over kMaxDatagramBytes refused; a closed peer seen.
-#include <gtest/gtest.h>
+#include "framework/wire/wire_message.h"
 
+#include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <string>
-
-#include "framework/wire/wire_message.h"
 
 namespace rkt::wire {
 namespace {
@@ -66,7 +65,8 @@ TEST(WireMessage, ADatagramOverTheLimitIsRefusedNotCutShort) {
   SocketPair pair;
   const std::string oversized(kMaxDatagramBytes + 1, 'y');
   if (::send(pair.ends[0], oversized.data(), oversized.size(), 0) < 0) {
-    GTEST_SKIP() << "this kernel's socket buffer cannot hold a datagram of " << oversized.size() << " bytes";
+    GTEST_SKIP() << "this kernel's socket buffer cannot hold a datagram of " << oversized.size()
+                 << " bytes";
   }
   Datagram datagram;
   EXPECT_THROW(receive_datagram(pair.ends[1], 1000, datagram), WireError);

@@ -356,7 +356,7 @@ PY
 fi
 if [[ " $steps " == *" selftest_gpu "* ]]; then
   start=$(date +%s)
-  "$build/bin/rkt_selftest" --gtest_filter="${RKT_SELFTEST_GPU_FILTER:-CounterRandom.*:ValueFamilies.*:ReferenceReuse.*:LentWorker.*:Isolation*:FaultContainment.*:BenchmarkInputSets.*:PeakMemory.*}" \
+  timeout "${RKT_SELFTEST_GPU_LIMIT:-300}" "$build/bin/rkt_selftest" --gtest_filter="${RKT_SELFTEST_GPU_FILTER:-CounterRandom.*:ValueFamilies.*:ReferenceReuse.*:LentWorker.*:Isolation*:FaultContainment.*:BenchmarkInputSets.*:PeakMemory.*}" \
     >"$out/selftest_gpu.log" 2>&1
   echo "selftest (GPU parts): exit $?, $(($(date +%s) - start)) s"
   grep -E "^\[ +(OK|FAILED|SKIPPED) +\]|normal law|value family" "$out/selftest_gpu.log" | head -n 40

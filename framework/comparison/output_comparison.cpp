@@ -97,24 +97,42 @@ OutputCheck check_output(const at::Tensor& output, const at::Tensor& reference,
     check.message = why.str();
     return check;
   }
-  // Compared where the output lives (on the GPU for CUDA kernels): only scalars come back.
+  // Compared where the output lives (on the GPU for CUDA kernels): only scalars come back, all
+  // of them in one copy (each .item() waits for the device), and each full-size temporary is
+  // made once and then changed in place.
   const at::Tensor out = output.detach().to(at::kDouble).contiguous();
   const at::Tensor ref = reference.detach().to(out.device()).to(at::kDouble).contiguous();
-  const at::Tensor error = (out - ref).abs();
-  const at::Tensor bad_value = at::isfinite(ref) & ~at::isfinite(out);
-  const double own_scale = reference_scale(ref);
-  const double scale = std::max(own_scale, scale_floor);
+  const at::Tensor difference = out - ref;
+  at::Tensor error = difference.abs();
+  // reference_scale's rule on the device: the rms, or 1 when it is zero or not finite.
+  const at::Tensor rms = ref.numel() ? ref.square().mean().sqrt() : at::ones({}, ref.options());
+  const at::Tensor own_scale_on_device =
+      at::where(at::isfinite(rms) & (rms > 0), rms, at::ones({}, rms.options()));
+  const at::Tensor scale_on_device = at::clamp_min(own_scale_on_device, scale_floor);
+  const at::Tensor bound = ref.abs().mul_(tolerance.rtol).add_(scale_on_device * tolerance.atol);
+  const at::Tensor outside = at::le(error, bound).logical_not_();  // a NaN error is outside
+  const at::Tensor bad_value = at::isfinite(ref).logical_and_(at::isfinite(out).logical_not_());
+  const at::Tensor outside_total = outside.sum().to(at::kDouble);
+  const at::Tensor error_norm = difference.norm();
+  const at::Tensor largest_error =
+      error.numel() ? error.nan_to_num_(1e308).max() : at::zeros({}, error.options());
+  const at::Tensor scalars =
+      at::stack({outside_total, bad_value.sum().to(at::kDouble), error_norm, ref.norm(),
+                 largest_error, own_scale_on_device, scale_on_device})
+          .cpu();
+  const double* fetched = scalars.data_ptr<double>();
+  const auto outside_count = static_cast<std::int64_t>(fetched[0]);
+  const auto bad_value_count = static_cast<std::int64_t>(fetched[1]);
+  const double own_scale = fetched[5];
+  const double scale = fetched[6];
   const double atol = tolerance.atol * scale;
-  const at::Tensor outside = ~(error <= atol + tolerance.rtol * ref.abs());
-  const std::int64_t outside_count = outside.sum().item<std::int64_t>();
-  const std::int64_t bad_value_count = bad_value.sum().item<std::int64_t>();
-  check.relative_error_norm = relative_error_norm(out, ref);
+  // As relative_error_norm() computes it; past the floor, against the floor's norm, as the atol
+  // is: the output's own norm is rounding noise.
+  check.relative_error_norm = fetched[3] > 0 ? fetched[2] / fetched[3] : fetched[2];
   if (scale > own_scale && out.numel() > 0) {
-    // Measured against the floor's norm, as the atol is: the output's own norm is rounding noise.
-    check.relative_error_norm = (out - ref).norm().item<double>() /
-                                (scale * std::sqrt(static_cast<double>(out.numel())));
+    check.relative_error_norm = fetched[2] / (scale * std::sqrt(static_cast<double>(out.numel())));
   }
-  check.max_abs_error = error.numel() ? at::nan_to_num(error, 1e308).max().item<double>() : 0.0;
+  check.max_abs_error = fetched[4];
 
   why << std::setprecision(6);
   if (bad_value_count > 0) {

@@ -5,6 +5,8 @@
 set -uo pipefail
 out="${OUT:?}"
 parts=" ${RKT_PROBE_PARTS:-replay crash trace} "  # which of the three parts run
+# RKT_REPLAY_POOLS (default "0 1"): the pool settings of the replay; RKT_CRASH_AHEAD (default
+# "1 0"): the crash candidate with its judge started ahead, not, or both.
 export LD_LIBRARY_PATH="/tmp/rkt-deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 rkt=/tmp/rkt-build/bin/rkt
 seed="${RKT_REPLAY_SEED:-977250081089}"
@@ -28,7 +30,7 @@ fi
 if [[ "$parts" == *" crash "* ]]; then
 python3 tools/eval_batch/make_candidates.py /tmp/cands --count 30 --device cuda >/dev/null
 for candidate in /tmp/cands/relu_batch_29_crash_at_benchmark_size.cu; do
-  for ahead in 1 0; do
+  for ahead in ${RKT_CRASH_AHEAD:-1 0}; do
     start=$(date +%s.%N)
     RKT_START_AHEAD=$ahead timeout 200 "$rkt" eval "$candidate" --json --out "/tmp/crash_eval_$ahead" \
       >"$out/crash_ahead$ahead.jsonl" 2>"$out/crash_ahead$ahead.err"

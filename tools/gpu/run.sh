@@ -36,6 +36,9 @@
 #   (tools/gpu/buffer_pool_summary.py), within RKT_POOL_LIMIT s (default 300);
 #   "startup" where a verdict's start-up goes (a judge process alone, with a worker, one case of a
 #   CPU and of a CUDA kernel) and RKT_STARTUP_KERNELS' case sets with the slabs off and on;
+#   "phase_bench" the judge's phases one operation at a time (rkt_phase_benchmarks: drawing an
+#   input each way the counter laws can be computed, check_output; RKT_PHASE_ELEMENTS, default
+#   64 Mi elements), within RKT_PHASE_BENCH_LIMIT s (default 120);
 #   "multigpu" runs issue 23's proof (tools/gpu/multigpu_proof.sh): ctest on every GPU against one,
 #   run and baseline shards per GPU against the whole, and rkt eval spread over the GPUs.
 set -uo pipefail
@@ -360,6 +363,14 @@ if [[ " $steps " == *" selftest_gpu "* ]]; then
     >"$out/selftest_gpu.log" 2>&1
   echo "selftest (GPU parts): exit $?, $(($(date +%s) - start)) s"
   grep -E "^\[ +(OK|FAILED|SKIPPED) +\]|normal law|value family" "$out/selftest_gpu.log" | head -n 40
+fi
+if [[ " $steps " == *" phase_bench "* ]]; then
+  start=$(date +%s)
+  timeout "${RKT_PHASE_BENCH_LIMIT:-120}" "$build/bin/rkt_phase_benchmarks" \
+    --elements "${RKT_PHASE_ELEMENTS:-67108864}" --benchmark_min_time=1 \
+    --benchmark_out="$out/phase_benchmarks.json" --benchmark_out_format=json >"$out/phase_benchmarks.txt" 2>&1
+  echo "phase benchmarks: exit $?, $(($(date +%s) - start)) s"
+  grep -E "^(draw|check)" "$out/phase_benchmarks.txt"
 fi
 if [[ " $steps " == *" lpcheck "* ]]; then
   start=$(date +%s)

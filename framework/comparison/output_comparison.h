@@ -29,13 +29,23 @@ struct OutputCheck {
   double relative_error_norm = 0;
 };
 
+/// How check_output computes its sums on a GPU: `automatic` through ATen operations, or with the
+/// comparison kernel when RKT_GPU_COMPARISON_KERNEL=1 (comparison_kernel.h; off until a GPU run
+/// has checked it against the ATen path); `tensor_ops` and `kernel` force either, for tests. The
+/// CPU always takes the ATen operations.
+enum class ComparisonPath { automatic, tensor_ops, kernel };
+
+/// RKT_GPU_COMPARISON_KERNEL=1: `automatic` compares on a GPU with the comparison kernel.
+inline constexpr const char* kGpuComparisonKernelVariable = "RKT_GPU_COMPARISON_KERNEL";
+
 /// Checks `output` (any device, the kernel's dtype) against `reference` (float64): shape, dtype,
 /// device, no NaN/Inf where the reference is finite, allclose, and the relative error norm.
 /// `expected_dtype` is the dtype the task's reference produces in float32. `scale_floor` is the
 /// least scale atol and the error norm are measured in (see numerically_zero_floor).
 OutputCheck check_output(const at::Tensor& output, const at::Tensor& reference,
                          c10::ScalarType expected_dtype, const c10::Device& expected_device,
-                         const Tolerance& tolerance, double scale_floor = 0);
+                         const Tolerance& tolerance, double scale_floor = 0,
+                         ComparisonPath path = ComparisonPath::automatic);
 
 /// The scale floor for the outputs of one case: kNumericallyZeroFraction of the largest output
 /// RMS. An output below it (e.g. a LayerNorm weight gradient over one element, zero up to float64

@@ -1,8 +1,9 @@
 // What the judge's own phases cost, one operation at a time, as Google Benchmark entries: drawing
 // an input (each way the counter laws can be computed) and comparing an output with its float64
-// reference. `rkt test --json` reports the same phases summed over a case (time_breakdown_ms);
-// these entries isolate one call so that a change to either phase can be measured alone, on the
-// CPU and, where one is present, on a GPU (tools/gpu/run.sh, step "phase_bench").
+// reference (by ATen operations and, on a GPU, by the comparison kernel). `rkt test --json` reports
+// the same phases summed over a case (time_breakdown_ms); these entries isolate one call so that a
+// change to either phase can be measured alone, on the CPU and, where one is present, on a GPU
+// (tools/gpu/run.sh, step "phase_bench").
 //
 //   rkt_phase_benchmarks [--elements N] [google benchmark flags]
 //
@@ -54,7 +55,8 @@ void draw_normal(benchmark::State& state, rkt::Device device, rkt::CounterPath p
 
 // check_output on a float32 output within fp32's tolerance of its float64 reference: every
 // scalar it reports, fetched back to the host.
-void compare_output(benchmark::State& state, rkt::Device device, std::int64_t elements) {
+void compare_output(benchmark::State& state, rkt::Device device, rkt::ComparisonPath path,
+                    std::int64_t elements) {
   const c10::Device where = torch_device(device);
   const at::Tensor reference =
       rkt::counter_normal({elements}, kKey, 0, 1, where).to(at::kDouble);
@@ -64,7 +66,7 @@ void compare_output(benchmark::State& state, rkt::Device device, std::int64_t el
   rkt::synchronize_device(device);
   for (auto _ : state) {
     const rkt::OutputCheck check =
-        rkt::check_output(output, reference, at::kFloat, where, tolerance, 0.0);
+        rkt::check_output(output, reference, at::kFloat, where, tolerance, 0.0, path);
     if (!check.passed) {
       state.SkipWithError(("the output should pass: " + check.message).c_str());
       break;
@@ -105,12 +107,17 @@ int main(int argc, char** argv) {
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime();
     }
-    benchmark::RegisterBenchmark(("check_output/" + on).c_str(),
-                                 [device, elements](benchmark::State& state) {
-                                   compare_output(state, device, elements);
-                                 })
-        ->Unit(benchmark::kMillisecond)
-        ->UseRealTime();
+    std::vector<rkt::ComparisonPath> comparisons = {rkt::ComparisonPath::tensor_ops};
+    if (device == rkt::Device::cuda) comparisons.push_back(rkt::ComparisonPath::kernel);
+    for (const rkt::ComparisonPath path : comparisons) {
+      const std::string name = path == rkt::ComparisonPath::kernel ? "kernel" : "tensor_ops";
+      benchmark::RegisterBenchmark(("check_output/" + on + "/" + name).c_str(),
+                                   [device, path, elements](benchmark::State& state) {
+                                     compare_output(state, device, path, elements);
+                                   })
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+    }
   }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;

@@ -30,7 +30,8 @@ struct LibraryState {
   std::unique_ptr<WorkerProcess> spare;  // started ahead, lent next (keep_spare_worker)
   std::unique_ptr<WorkerProcess> awaiting;  // started before the library was known
   WorkerLaunch awaiting_launch;             // how `awaiting` was started (its library empty)
-  bool keep_spare = false;
+  bool keep_spare = false;          // keep_spare_worker: spares wanted, once one is needed
+  bool lent_worker_discarded = false;  // a lent worker was replaced: spares from here on
   bool keep_replacement = false;   // a worker was lost: keep `awaiting` loading as its successor
   std::size_t replacements_taken = 0;
   std::size_t workers_lost = 0;
@@ -260,7 +261,7 @@ LentWorker lend_worker() {
       library.worker = std::move(library.spare);
     }
     if (library.spare && !library.spare->running()) library.spare.reset();
-    if (library.keep_spare && !library.spare) {
+    if (library.keep_spare && library.lent_worker_discarded && !library.spare) {
       library.spare = WorkerProcess::launch_for_lending(library.launch);
     }
     WorkerProcess& worker = library.worker ? *library.worker : current_worker();
@@ -284,7 +285,10 @@ void return_worker(LentWorker& lent, bool reusable) {
   if (lent.socket < 0) return;
   ::close(lent.socket);
   lent.socket = -1;
-  if (!reusable) discard_worker();
+  if (!reusable) {
+    discard_worker();
+    state().lent_worker_discarded = true;
+  }
 }
 
 void discard_worker() {

@@ -93,8 +93,10 @@ struct LentWorker {
 /// one a worker start (LibTorch's load, the kernel library). Nothing is lent in the in-process
 /// mode, when no worker can be started, or on a machine with a CUDA device (not yet run there).
 LentWorker lend_worker();
-/// Whether lend_worker also starts the next worker ahead (the main job, which lends a fresh
-/// worker to each kernel: the next one loads while this kernel's children run).
+/// Whether lend_worker also starts the next worker ahead (the main job): once a lent worker has
+/// been replaced (a child died in a case, or a kernel's run ended abnormally), a spare loads
+/// while the children run, so the next replacement waits for no start. Until then none is
+/// started: an honest kernel's judge (every `rkt eval` file) starts one worker, not two.
 void keep_spare_worker(bool keep);
 /// Ends the loan. `reusable`: the children ended normally (every case passed, failed on its
 /// outputs or was skipped); otherwise the worker may be mid-request or hung, and is replaced.

@@ -244,7 +244,7 @@ int run_main_job(const MainJobOptions& options) {
     }
   }
   const auto job_start = std::chrono::steady_clock::now();
-  keep_spare_worker(true);  // Each kernel's worker loads while the kernel before it runs.
+  keep_spare_worker(true);  // After a replaced worker, the next one loads while cases run.
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     const KernelSpec& kernel = *kernels[i];
     const double elapsed =

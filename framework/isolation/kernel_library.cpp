@@ -30,8 +30,8 @@ struct LibraryState {
   std::unique_ptr<WorkerProcess> spare;  // started ahead, lent next (keep_spare_worker)
   std::unique_ptr<WorkerProcess> awaiting;  // started before the library was known
   WorkerLaunch awaiting_launch;             // how `awaiting` was started (its library empty)
-  bool keep_spare = false;          // keep_spare_worker: spares wanted, once one is needed
-  bool lent_worker_discarded = false;  // a lent worker was replaced: spares from here on
+  bool keep_spare = false;                  // keep_spare_worker: spares wanted, once one is needed
+  bool lent_worker_discarded = false;       // a lent worker was replaced: spares from here on
   bool keep_replacement = false;   // a worker was lost: keep `awaiting` loading as its successor
   std::size_t replacements_taken = 0;
   std::size_t workers_lost = 0;

@@ -15,8 +15,9 @@ using comparison_sums::Sums;
 constexpr int kThreads = 256;
 constexpr std::int64_t kMaxBlocks = 1024;  // a grid-stride loop past this
 constexpr int kSumFields = 5;
-// scratch: [blocks][kSumFields] for each pass, then the bound: own scale, scale, absolute.
-constexpr int kBoundFields = 3;
+// scratch: [blocks][kSumFields] for each pass, then the bound: own scale, scale, absolute, and
+// the first pass's sum of the reference's squares.
+constexpr int kBoundFields = 4;
 
 std::int64_t blocks_for(std::int64_t count) {
   return std::max<std::int64_t>(1, std::min(kMaxBlocks, (count + kThreads - 1) / kThreads));
@@ -95,6 +96,7 @@ __global__ void bound_kernel(const double* block_sums, int blocks, std::int64_t 
     bound[0] = own;
     bound[1] = scale;
     bound[2] = __dmul_rn(scale, atol);
+    bound[3] = total.reference_squares;
   }
 }
 
@@ -108,7 +110,6 @@ __global__ void element_pass(const Output* output, const double* reference, std:
        i += stride) {
     const double ref = reference[i];
     comparison_sums::add_element(as_double(output, i), ref, absolute, rtol, mine);
-    comparison_sums::add_reference(ref, mine);
   }
   const Sums total = block_total(mine);
   if (threadIdx.x == 0) store(total, block_sums + blockIdx.x * kSumFields);
@@ -119,6 +120,7 @@ __global__ void results_kernel(const double* block_sums, int blocks, const doubl
   const Sums total = blocks_total(block_sums, blocks);
   if (threadIdx.x == 0) {
     store(total, results);
+    results[3] = bound[3];  // the first pass summed the reference's squares already
     results[5] = bound[0];
     results[6] = bound[1];
   }

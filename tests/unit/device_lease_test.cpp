@@ -49,6 +49,18 @@ bool becomes_true_within_two_seconds(const std::atomic<bool>& done) {
   return done;
 }
 
+// Polls until a thread that was told to take the lock at `path` alone waits in its turnstile, for
+// up to a minute: a loaded machine (CI shares its cores) may start that thread late, and a fixed
+// sleep would then test nothing or fail.
+bool a_sole_holder_waits_within_a_minute(const std::string& path) {
+  const SharedFileLock probe(path);
+  for (int i = 0; i < 6000; ++i) {
+    if (probe.someone_waiting_to_hold_alone()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
 TEST(SharedFileLock, SharersMeetAndASoleHolderKeepsEveryoneOut) {
   const std::string path = fresh_folder("sharers") + "/gpu.lock";
   SharedFileLock first(path), second(path), writer(path);
@@ -74,7 +86,8 @@ TEST(SharedFileLock, AWaitingSoleHolderKeepsNewSharersOut) {
     writer.lock_exclusive();
     writer_holds = true;
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the writer is in the turnstile
+  EXPECT_TRUE(a_sole_holder_waits_within_a_minute(path))
+      << "the writer never reached the turnstile";
   EXPECT_FALSE(writer_holds);
   EXPECT_FALSE(late_sharer.try_lock_shared())
       << "a sharer arriving after a waiting writer must queue behind it, or overlapping sharers "
@@ -178,10 +191,19 @@ TEST_F(DeviceLeaseTest, WaitingForAnotherJudgeIsToldAndTimed) {
     const ExclusiveDeviceLease lease("gpu-test");
     waited = lease.waited_seconds();
   });
+  // 300 ms from the moment it says it waits (not from the thread's start, which a loaded machine
+  // may delay): the time it reports must hold them.
+  const auto heard_anything = [&] {
+    const std::lock_guard<std::mutex> guard(heard_mutex);
+    return !heard.empty();
+  };
+  for (int i = 0; i < 6000 && !heard_anything(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   other_judge.unlock();
   benchmark.join();
-  EXPECT_GE(waited, 0.25);
+  EXPECT_GE(waited, 0.3);
   const std::lock_guard<std::mutex> guard(heard_mutex);
   ASSERT_EQ(heard.size(), 2u);
   EXPECT_EQ(heard[0].rfind("waiting: waiting for sole use of gpu-test", 0), 0u) << heard[0];
@@ -205,7 +227,7 @@ TEST_F(DeviceLeaseTest, ALongCaseLetsAWaitingTimerInBetweenItsTrials) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     benchmark.unlock();
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_TRUE(a_sole_holder_waits_within_a_minute(path)) << "the benchmark never came to wait";
   EXPECT_FALSE(timed) << "timed while the case held its share";
   yield_device_lease_to_timing("gpu-test");  // between two trials: the benchmark goes first
   EXPECT_TRUE(timed) << "the case took its share back before the waiting benchmark ran";

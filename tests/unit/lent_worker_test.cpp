@@ -3,14 +3,15 @@
 // adopting judge is done, and refused quickly when it is gone. And a worker started before its
 // library was known (WorkerProcess::launch_awaiting_library), as a judge started ahead starts one,
 // and as a judge starts the successor of a worker its kernel crashed (discard_lost_worker).
+#include <ATen/ATen.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 
 #include <chrono>
+#include <fstream>
 #include <memory>
+#include <string>
 #include <thread>
-
-#include <ATen/ATen.h>
 
 #include "framework/inputs/input_generation.h"
 #include "framework/isolation/kernel_invocation.h"
@@ -27,6 +28,20 @@ WorkerLaunch adversaries_worker() {
   launch.executable = RKT_WORKER_EXECUTABLE;
   launch.library = RKT_ADVERSARIES_LIBRARY;
   return launch;
+}
+
+// Polls /proc until `pid` has died and waits to be reaped (state Z): its sockets are closed by
+// then. A loaded machine (CI shares its cores) may take a while to get there.
+bool becomes_a_zombie_within_a_minute(pid_t pid) {
+  for (int polls = 0; polls < 6000; ++polls) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    std::getline(stat, line);
+    const std::size_t name_end = line.rfind(')');  // the command's name may hold spaces
+    if (name_end != std::string::npos && line.compare(name_end, 3, ") Z") == 0) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
 }
 
 TEST(LentWorker, IsAdoptedPastAStaleReplyAndOutlivesTheAdoptingJudge) {
@@ -57,7 +72,7 @@ TEST(LentWorker, AWorkerThatIsGoneIsRefusedAtOnce) {
   const int lent_socket = lender.inheritable_socket();
   const pid_t pid = lender.pid();
   ::kill(pid, SIGKILL);  // Not reaped yet: a zombie keeps its pid, as under a lending main job.
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_TRUE(becomes_a_zombie_within_a_minute(pid)) << "the killed worker never died";
   const auto start = std::chrono::steady_clock::now();
   EXPECT_THROW(WorkerProcess::adopt(lent_socket, pid, 10), WorkerFailure);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5))
@@ -69,7 +84,7 @@ TEST(LentWorker, AdoptingKillsNothingButDiscardingAnAdoptedWorkerKillsIt) {
   std::unique_ptr<WorkerProcess> adopted =
       WorkerProcess::adopt(lender.inheritable_socket(), lender.pid(), 10);
   adopted->kill_now();  // What discard_worker does after a crash, a hang or a lost context.
-  for (int waited = 0; waited < 100 && lender.running(); ++waited) {
+  for (int waited = 0; waited < 6000 && lender.running(); ++waited) {  // up to a minute, loaded
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   EXPECT_FALSE(lender.running()) << "the lender sees its worker gone and replaces it";

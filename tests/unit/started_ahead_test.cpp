@@ -140,8 +140,11 @@ TEST(StartedAhead, OneThatIsGoneIsNeverHandedAJob) {
   auto process = ProcessStartedAhead::start(RKT_ADVERSARIES_EXECUTABLE, "list", {}, true);
   ASSERT_NE(process, nullptr);
   ::kill(process->pid(), SIGKILL);
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  EXPECT_FALSE(process->waiting());
+  bool still_waiting = true;  // until the kill lands, up to a minute on a loaded machine
+  for (int polls = 0; polls < 6000 && (still_waiting = process->waiting()); ++polls) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_FALSE(still_waiting);
   EXPECT_EQ(hand_list(*process, temporary_path("gone.json")), -2);
 }
 

@@ -87,7 +87,7 @@ TEST(MainJob, BenchmarksAKernelThatPassesAgainstItsBaselines) {
   EXPECT_EQ(run_main_job("waives_borrowed_gate", out), 0);
   // On a machine loaded by other tests (ctest -j2 on two cores) the cross-check can refuse an
   // honest CPU kernel's times, as it should when the judge's clock cannot explain them: said, and
-  // the job run once more. A refusal for any other reason fails below. (A measured benchmark's
+  // the job run again (twice at most). A refusal for any other reason fails below. (A measured benchmark's
   // stop reason may quote an unexplained request too: only a refusal, `measured` false, counts.)
   const auto refused_for_load = [&] {
     const RunReport first = read_run_results(out + "/results.json");
@@ -96,7 +96,7 @@ TEST(MainJob, BenchmarksAKernelThatPassesAgainstItsBaselines) {
     return problem.find("timing refused") != std::string::npos &&
            problem.find("not explained by the machine's load") != std::string::npos;
   };
-  if (refused_for_load()) {
+  for (int again = 0; again < 2 && refused_for_load(); ++again) {  // twice more at most
     std::cout << "note: the kernel's timing was refused for this machine's load; running again\n";
     EXPECT_EQ(run_main_job("waives_borrowed_gate", out), 0);
   }

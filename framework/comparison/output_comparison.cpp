@@ -97,7 +97,7 @@ std::optional<ComparedFormat> compared_format(c10::ScalarType dtype) {
 bool gpu_comparison_kernel_enabled() {
   static const bool enabled = [] {
     const char* setting = std::getenv(kGpuComparisonKernelVariable);
-    return setting != nullptr && std::string(setting) == "1";
+    return setting == nullptr || std::string(setting) != "0";
   }();
   return enabled;
 }

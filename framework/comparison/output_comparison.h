@@ -29,13 +29,14 @@ struct OutputCheck {
   double relative_error_norm = 0;
 };
 
-/// How check_output computes its sums on a GPU: `automatic` through ATen operations, or with the
-/// comparison kernel when RKT_GPU_COMPARISON_KERNEL=1 (comparison_kernel.h; off until a GPU run
-/// has checked it against the ATen path); `tensor_ops` and `kernel` force either, for tests. The
-/// CPU always takes the ATen operations.
+/// How check_output computes its sums on a GPU: `automatic` with the comparison kernel
+/// (comparison_kernel.h; checked against the ATen path on the H200, docs/gpu_runs.md run 39),
+/// or through ATen operations when RKT_GPU_COMPARISON_KERNEL=0 or the output's format has no
+/// kernel; `tensor_ops` and `kernel` force either, for tests. The CPU always takes the ATen
+/// operations.
 enum class ComparisonPath { automatic, tensor_ops, kernel };
 
-/// RKT_GPU_COMPARISON_KERNEL=1: `automatic` compares on a GPU with the comparison kernel.
+/// RKT_GPU_COMPARISON_KERNEL=0: `automatic` compares on a GPU through ATen operations instead.
 inline constexpr const char* kGpuComparisonKernelVariable = "RKT_GPU_COMPARISON_KERNEL";
 
 /// Checks `output` (any device, the kernel's dtype) against `reference` (float64): shape, dtype,

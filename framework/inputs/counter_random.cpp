@@ -101,11 +101,11 @@ at::Tensor unit_uniform(std::uint64_t key, std::int64_t first, std::int64_t coun
 #if RKT_WITH_CUDA
 bool gpu_draw_kernel_enabled() {
   const char* setting = std::getenv(kGpuDrawKernelVariable);
-  return setting != nullptr && std::string(setting) == "1";
+  return setting == nullptr || std::string(setting) != "0";
 }
 #endif
 
-// On a CUDA device (CounterPath::kernel, or automatic with RKT_GPU_DRAW_KERNEL=1), a law drawn by
+// On a CUDA device (CounterPath::kernel, or automatic unless RKT_GPU_DRAW_KERNEL=0), a law drawn by
 // its kernel into one float32 tensor, on the current stream: `launch(out, count, stream)` queues
 // it (counter_random_kernel.h). Nothing otherwise, where the chunked paths below run.
 template <typename Launch>

@@ -2,8 +2,9 @@
 // law: each thread computes its elements' words and values and writes float32 once. The tensor
 // path runs about forty int64 and float64 ATen operations over every element: about 30 ms per
 // 64 M-element input set on the H200, and 1.5 of relu's 2.9 s of cases (run 38). Used with
-// CounterPath::kernel, and by CounterPath::automatic on a GPU when RKT_GPU_DRAW_KERNEL=1 (until a
-// GPU run has checked its bits). No CUDA headers here, so C++ files can call it.
+// CounterPath::kernel, and by CounterPath::automatic on a GPU unless RKT_GPU_DRAW_KERNEL=0 (run
+// 39, H200: the CPU's bits, 0.52 ms per 64 Mi elements against the tensor path's 30 ms). No CUDA
+// headers here, so C++ files can call it.
 #pragma once
 
 #include <cstdint>

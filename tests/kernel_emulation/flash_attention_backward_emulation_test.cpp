@@ -359,6 +359,13 @@ TEST(FlashAttentionBackwardEmulation, Bf16LargeScores) {
 TEST(FlashAttentionBackwardEmulation, Bf16ScaledInputsWithinTheHonestErrorNormBound) {
   check_error_norms_within_the_honest_bound<Bf16Format, 64>({1, 2, 1, 130}, 1.6f * 206.0f, 206.0f);
 }
+// Inputs x952.8, as run 39's failing trial of the same seed drew them on the H200 after the fix
+// (grad_q's and grad_k's error norms 0.33 against the bound 0.116 there). Emulated here, the
+// kernel's norms equal the honest fp32 computation's (1.00-1.02x), so that failure is not in
+// the header's arithmetic as written (docs/gpu_runs.md, run 39).
+TEST(FlashAttentionBackwardEmulation, Bf16InputsX953WithinTheHonestErrorNormBound) {
+  check_error_norms_within_the_honest_bound<Bf16Format, 64>({1, 2, 1, 130}, 1.6f * 953.0f, 953.0f);
+}
 TEST(FlashAttentionBackwardEmulation, Fp16ScaledInputsWithinTheHonestErrorNormBound) {
   check_error_norms_within_the_honest_bound<Fp16Format, 64>({1, 2, 1, 130}, 1.6f * 40.0f, 40.0f);
 }

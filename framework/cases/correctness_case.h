@@ -3,6 +3,7 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -61,6 +62,11 @@ CaseOutcome judge_outputs(const KernelSpec& kernel, const TaskSpec& task, const 
                           const std::vector<at::Tensor>& drawn_inputs,
                           const std::vector<OutputSignature>& signatures,
                           const std::vector<at::Tensor>& outputs);
+
+/// How many times this process has computed honest kernels for a derived bound (below fp32, or
+/// on a bf16 / fp16 task). judge_outputs computes them only when an output is past the class's
+/// floor, since a derived bound is never below it. For tests and diagnostics.
+std::size_t honest_sample_derivations();
 
 /// The skipped outcome when `kernel`'s device is missing, else nullopt.
 std::optional<CaseOutcome> skip_if_device_missing(const KernelSpec& kernel);

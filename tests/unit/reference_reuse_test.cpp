@@ -18,28 +18,32 @@
 namespace rkt {
 namespace {
 
+// y = function(x) over N = 64, counting the reference's runs.
 struct CountingTask {
   std::shared_ptr<int> calls = std::make_shared<int>(0);
-  TaskSpec task{"counting_relu", __FILE__, __LINE__};
-  CountingTask() {
+  TaskSpec task;
+  CountingTask(const std::string& id, at::Tensor (*function)(const at::Tensor&))
+      : task(id, __FILE__, __LINE__) {
     auto counter = calls;
     task.input("x", {"N"}, values::normal())
         .outputs({"y"})
         .default_dims({{"N", 64}})
         .small_dims({{"N", 64}})
-        .reference([counter](const std::vector<at::Tensor>& in) {
+        .reference([counter, function](const std::vector<at::Tensor>& in) {
           ++*counter;
-          return std::vector<at::Tensor>{at::relu(in[0])};
+          return std::vector<at::Tensor>{function(in[0])};
         });
   }
 };
+
+at::Tensor relu(const at::Tensor& x) { return at::relu(x); }
 
 std::vector<at::Tensor> relu_of(const std::vector<at::Tensor>& inputs) {
   return {at::relu(inputs[0]).to(at::kFloat).contiguous()};
 }
 
 TEST(ReferenceReuse, TheSameUnmodifiedInputsPayForTheReferenceOnce) {
-  CountingTask counting;
+  CountingTask counting("counting_relu", relu);
   const KernelSpec kernel("counting_relu", "probe", {}, Device::cpu, __FILE__, __LINE__);
   std::vector<at::Tensor> inputs = generate_inputs(counting.task, {{"N", 64}}, 3);
   const auto signatures = infer_output_signatures(counting.task, inputs, Device::cpu);
@@ -57,7 +61,7 @@ TEST(ReferenceReuse, TheSameUnmodifiedInputsPayForTheReferenceOnce) {
 }
 
 TEST(ReferenceReuse, AnInputChangedInPlaceIsJudgedOnItsNewValues) {
-  CountingTask counting;
+  CountingTask counting("counting_relu", relu);
   const KernelSpec kernel("counting_relu", "probe", {}, Device::cpu, __FILE__, __LINE__);
   std::vector<at::Tensor> inputs = generate_inputs(counting.task, {{"N", 64}}, 4);
   const auto signatures = infer_output_signatures(counting.task, inputs, Device::cpu);
@@ -75,24 +79,10 @@ TEST(ReferenceReuse, AnInputChangedInPlaceIsJudgedOnItsNewValues) {
 // exp(20 x): rounding x to TF32 (2^-11) moves the output by about 20 |x| 2^-11, a few percent at
 // the largest x, far past TF32's floor of 1e-3: an honest TF32 kernel passes only by the bound
 // derived from the honest kernels.
-struct SteepTask {
-  std::shared_ptr<int> calls = std::make_shared<int>(0);
-  TaskSpec task{"counting_steep_exp", __FILE__, __LINE__};
-  SteepTask() {
-    auto counter = calls;
-    task.input("x", {"N"}, values::normal())
-        .outputs({"y"})
-        .default_dims({{"N", 64}})
-        .small_dims({{"N", 64}})
-        .reference([counter](const std::vector<at::Tensor>& in) {
-          ++*counter;
-          return std::vector<at::Tensor>{at::exp(in[0] * 20)};
-        });
-  }
-};
+at::Tensor steep_exp(const at::Tensor& x) { return at::exp(x * 20); }
 
 TEST(ReferenceReuse, HonestKernelsAreComputedOnlyForAnOutputPastTheFloor) {
-  SteepTask steep;
+  CountingTask steep("counting_steep_exp", steep_exp);
   KernelSpec kernel("counting_steep_exp", "probe", {}, Device::cpu, __FILE__, __LINE__);
   kernel.precision(Precision::tf32);
   int reference_runs = 0;  // by judge_outputs alone (signatures run it too, on meta tensors)

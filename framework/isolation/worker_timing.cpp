@@ -250,10 +250,13 @@ Measurement measure_in_worker(const KernelSpec& kernel, const std::vector<Shared
   // A request the judge's clock does not explain is not judged alone (a scheduling hiccup can
   // cause one): sampling goes on until kTimingCrossCheckMinRequests requests have been checked,
   // and while most of them are unexplained, up to kTimingCrossCheckMaxRequests.
+  // Requests excused by the machine's load count here too: the load may pass, and when most
+  // requests still need the excuse the times are refused (TimingCrossCheck::load_dominated).
   const auto undecided = [&] {
-    if (check.violations == 0) return false;
+    const int unexplained = check.violations + check.excused_by_load;
+    if (unexplained == 0) return false;
     if (check.requests < defaults::kTimingCrossCheckMinRequests) return true;
-    return 2 * check.violations > check.requests &&
+    return 2 * unexplained > check.requests &&
            check.requests < defaults::kTimingCrossCheckMaxRequests;
   };
   while (undecided() || !sampling_complete(measurement.samples, milliseconds_since(start) / 1e3,

@@ -23,7 +23,7 @@ assert kernel["verdict"] == "pass", kernel["verdict"]
 # A timing refused by the cross-check (a machine loaded by other tests) ran to its end: only a
 # benchmark killed by the case limit would fail this test.
 problem = kernel["benchmark"].get("problem", "")
-assert kernel["benchmark"]["measured"] or problem.startswith("timing refused"), problem
+assert kernel["benchmark"]["measured"] or "timing refused" in problem, problem
 if not kernel["benchmark"]["measured"]:
     print("note: the benchmark ran to its end and its timing was refused:", problem)
 PY

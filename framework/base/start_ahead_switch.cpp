@@ -1,13 +1,9 @@
 #include "framework/base/start_ahead_switch.h"
 
-#include <cstdlib>
-#include <string>
+#include "framework/base/environment_switch.h"
 
 namespace rkt {
 
-bool starting_ahead_enabled() {
-  const char* setting = std::getenv(kStartAheadVariable);
-  return setting == nullptr || std::string(setting) != "0";
-}
+bool starting_ahead_enabled() { return on_unless_set_to_zero(kStartAheadVariable); }
 
 }  // namespace rkt

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "framework/base/environment_switch.h"
 #include "framework/base/phase_times.h"
 
 #if RKT_WITH_CUDA
@@ -95,10 +96,7 @@ std::optional<ComparedFormat> compared_format(c10::ScalarType dtype) {
 }
 
 bool gpu_comparison_kernel_enabled() {
-  static const bool enabled = [] {
-    const char* setting = std::getenv(kGpuComparisonKernelVariable);
-    return setting == nullptr || std::string(setting) != "0";
-  }();
+  static const bool enabled = on_unless_set_to_zero(kGpuComparisonKernelVariable);
   return enabled;
 }
 #endif

@@ -17,6 +17,7 @@
 #include <cuda_runtime_api.h>
 #endif
 
+#include "framework/base/environment_switch.h"
 #include "framework/inputs/counter_random_kernel.h"  // declarations only; defined in CUDA builds
 #include "framework/inputs/counter_word.h"
 #include "rkt/defaults.h"
@@ -99,10 +100,7 @@ at::Tensor unit_uniform(std::uint64_t key, std::int64_t first, std::int64_t coun
 }
 
 #if RKT_WITH_CUDA
-bool gpu_draw_kernel_enabled() {
-  const char* setting = std::getenv(kGpuDrawKernelVariable);
-  return setting == nullptr || std::string(setting) != "0";
-}
+bool gpu_draw_kernel_enabled() { return on_unless_set_to_zero(kGpuDrawKernelVariable); }
 #endif
 
 // On a CUDA device (CounterPath::kernel, or automatic unless RKT_GPU_DRAW_KERNEL=0), a law drawn by

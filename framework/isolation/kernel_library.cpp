@@ -10,6 +10,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "framework/base/environment_switch.h"
 #include "framework/base/start_ahead_switch.h"
 #include "framework/isolation/call_trace.h"
 #include "framework/isolation/shared_tensors.h"
@@ -240,10 +241,7 @@ std::size_t workers_lost() { return state().workers_lost; }
 namespace {
 // Whether a GPU machine's judge lends its worker (default on; RKT_GPU_WORKER_LENDING=0 turns
 // it off, for comparing the two or if a driver misbehaves with long-lived IPC mappings).
-bool gpu_worker_lending() {
-  const char* setting = std::getenv("RKT_GPU_WORKER_LENDING");
-  return setting == nullptr || std::string(setting) != "0";
-}
+bool gpu_worker_lending() { return on_unless_set_to_zero("RKT_GPU_WORKER_LENDING"); }
 }  // namespace
 
 LentWorker lend_worker() {

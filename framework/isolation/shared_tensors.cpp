@@ -11,6 +11,7 @@
 #include <mutex>
 #include <stdexcept>
 
+#include "framework/base/environment_switch.h"
 #include "framework/base/phase_times.h"
 #include "framework/isolation/idle_buffer_pool.h"
 #include "framework/isolation/redzones.h"
@@ -66,10 +67,7 @@ Registry& registry() {
 // RKT_SHARED_BUFFER_POOL=0 frees every buffer when its tensor goes (each call then allocates,
 // exports and maps its own), to measure what the pool saves.
 bool reuse_enabled() {
-  static const bool enabled = [] {
-    const char* setting = std::getenv("RKT_SHARED_BUFFER_POOL");
-    return setting == nullptr || std::string(setting) != "0";
-  }();
+  static const bool enabled = on_unless_set_to_zero("RKT_SHARED_BUFFER_POOL");
   return enabled;
 }
 

@@ -213,10 +213,14 @@ std::string escaped_work(const KernelSpec& kernel, const TaskSpec& task) {
   if (kernel.device() == Device::cuda) {
     // Time to finish everything the call started, on the whole device, against its time on the
     // stream it was given: work launched elsewhere shows as the difference, on every call. A
-    // process sharing the GPU (ctest -j on one device) delays some calls only, so the gate
-    // judges the best of kEscapedWorkTimedCalls calls.
+    // loaded CPU or a process sharing the GPU delays some calls only, so the gate judges the best
+    // call, timing more (kEscapedWorkMostTimedCalls) while none is within the bound.
     double device_ms = 0, stream_ms = 0, allowed = 0;
-    for (int attempt = 0; attempt < kEscapedWorkTimedCalls; ++attempt) {
+    int calls = 0;
+    while (calls < kEscapedWorkMostTimedCalls) {
+      if (calls >= kEscapedWorkTimedCalls) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(kEscapedWorkRetryPauseMilliseconds));
+      }
       KernelRun timed;
       try {
         timed = invoke_kernel(kernel, prepared.device_inputs, prepared.signatures);
@@ -232,25 +236,25 @@ std::string escaped_work(const KernelSpec& kernel, const TaskSpec& task) {
                                       .count();
       const double limit =
           kEscapedWorkFactor * timed.stream_milliseconds + kEscapedWorkSlackMilliseconds;
-      if (attempt == 0 || device - limit < device_ms - allowed) {
+      if (calls == 0 || device - limit < device_ms - allowed) {
         device_ms = device;
         stream_ms = timed.stream_milliseconds;
         allowed = limit;
       }
+      ++calls;
       if (device_ms <= allowed) break;
     }
     if (device_ms > allowed) {
       std::ostringstream message;
       message << "escaped work: the call took " << device_ms
               << " ms to finish on the device but only " << stream_ms
-              << " ms on the stream it was given (allowed: " << allowed
-              << " ms; the best of " << kEscapedWorkTimedCalls
-              << " calls): work ran outside the timed stream";
+              << " ms on the stream it was given (allowed: " << allowed << " ms; the best of "
+              << calls << " calls): work ran outside the timed stream";
       throw GateFailure{message.str()};
     }
     std::ostringstream summary;
     summary << "outputs final at return; " << stream_ms << " ms on the stream, " << device_ms
-            << " ms to a device-wide synchronisation";
+            << " ms to a device-wide synchronisation (the best of " << calls << " calls)";
     return summary.str();
   }
   return "outputs final at return and unchanged " + std::to_string(kLateWriteWaitMilliseconds) +

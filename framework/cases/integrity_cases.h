@@ -19,9 +19,14 @@ inline constexpr int kLateWriteWaitMilliseconds = 200;  // [ms]
 /// kEscapedWorkFactor x its time on the kernel's stream plus kEscapedWorkSlack.
 inline constexpr double kEscapedWorkFactor = 3.0;          // [x stream time]
 inline constexpr double kEscapedWorkSlackMilliseconds = 1.0;  // [ms]
-/// Timed calls of which the best must be within the bound (another process on the GPU delays
-/// some calls; work off the stream delays every one).
-inline constexpr int kEscapedWorkTimedCalls = 3;  // [calls]
+/// Timed calls of which the best must be within the bound: work off the stream delays every call,
+/// while a loaded CPU (the device-wide time is read on the host) or another process on the GPU
+/// delays some. The gate stops at the first call within the bound: kEscapedWorkTimedCalls calls
+/// back to back, then up to kEscapedWorkMostTimedCalls in all, kEscapedWorkRetryPauseMilliseconds
+/// apart, so that a burst of load passes; a kernel that leaves work behind fails them all.
+inline constexpr int kEscapedWorkTimedCalls = 3;               // [calls]
+inline constexpr int kEscapedWorkMostTimedCalls = 12;          // [calls]
+inline constexpr int kEscapedWorkRetryPauseMilliseconds = 20;  // [ms]
 /// Calls compared by the determinism gate.
 inline constexpr int kDeterminismRuns = 3;  // [calls]
 /// The replay gate's last calls each change one element of each input in place.

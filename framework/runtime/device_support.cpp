@@ -134,29 +134,40 @@ void synchronize_device(Device device) {
 #endif
 }
 
-bool synchronize_device_within(Device device, double seconds) {
+bool synchronize_device_within(Device device, double seconds,
+                               std::chrono::steady_clock::time_point* idle_at) {
 #if RKT_WITH_CUDA
-  if (device != Device::cuda) return true;
+  if (device != Device::cuda) {
+    if (idle_at != nullptr) *idle_at = std::chrono::steady_clock::now();
+    return true;
+  }
   // cudaDeviceSynchronize has no time limit of its own: it waits in a thread of its own, which is
   // left behind (blocked) when the device stays busy; the caller then gives the process up.
-  auto done = std::make_shared<std::promise<cudaError_t>>();
-  std::future<cudaError_t> finished = done->get_future();
+  struct Waited {
+    cudaError_t status;
+    std::chrono::steady_clock::time_point idle_at;
+  };
+  auto done = std::make_shared<std::promise<Waited>>();
+  std::future<Waited> finished = done->get_future();
   int current = 0;
   cudaGetDevice(&current);
   std::thread([done, current] {
     cudaSetDevice(current);
-    done->set_value(cudaDeviceSynchronize());
+    const cudaError_t status = cudaDeviceSynchronize();
+    done->set_value({status, std::chrono::steady_clock::now()});
   }).detach();
   if (finished.wait_for(std::chrono::duration<double>(seconds)) != std::future_status::ready) {
     return false;
   }
-  const cudaError_t status = finished.get();
-  if (status != cudaSuccess) {
-    throw std::runtime_error(std::string("CUDA error: ") + cudaGetErrorString(status));
+  const Waited waited = finished.get();
+  if (waited.status != cudaSuccess) {
+    throw std::runtime_error(std::string("CUDA error: ") + cudaGetErrorString(waited.status));
   }
+  if (idle_at != nullptr) *idle_at = waited.idle_at;
 #else
   (void)device;
   (void)seconds;
+  if (idle_at != nullptr) *idle_at = std::chrono::steady_clock::now();
 #endif
   return true;
 }

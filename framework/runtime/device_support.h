@@ -1,6 +1,7 @@
 // Which devices this process can run kernels on, and the CUDA stream kernels are given.
 #pragma once
 
+#include <chrono>
 #include <string>
 
 #include "rkt/tensor_view.h"
@@ -54,8 +55,11 @@ void synchronize_device(Device device);
 
 /// Waits for all work on the device at most `seconds`: false when it is still busy then (the
 /// process should be given up: a thread stays blocked in the wait); throws on a CUDA error, as
-/// synchronize_device does. True at once on the CPU.
-bool synchronize_device_within(Device device, double seconds);
+/// synchronize_device does. True at once on the CPU. `idle_at`, when given, receives the moment
+/// the device was seen idle, read by the waiting thread itself as its wait returns: the caller's
+/// own wake-up, which a loaded CPU delays by milliseconds, is not in it.
+bool synchronize_device_within(Device device, double seconds,
+                               std::chrono::steady_clock::time_point* idle_at = nullptr);
 
 /// "" while this process's CUDA context works; after a fault that loses it (an illegal memory
 /// access, a trap: errors no later call can clear), the error's name and text. Call only where

@@ -61,12 +61,12 @@ FinalAtReturn check_outputs_final(const ExecutedCall& executed,
     verdict.device_idle_at = std::chrono::steady_clock::now();
     return verdict;
   }
-  if (!synchronize_device_within(Device::cuda, defaults::kDeviceIdleAfterReturnSeconds)) {
+  if (!synchronize_device_within(Device::cuda, defaults::kDeviceIdleAfterReturnSeconds,
+                                 &verdict.device_idle_at)) {
     verdict.device_busy = true;
     verdict.failure = device_busy_after_return_message(defaults::kDeviceIdleAfterReturnSeconds);
     return verdict;
   }
-  verdict.device_idle_at = std::chrono::steady_clock::now();
   OutputChange change =
       outputs_changed_after_return(outputs, executed.fingerprints_at_return, scope.stream());
   verdict.changed_output = change.output;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tools/eval_batch on the CPU: a generated batch (two honest relu kernels, one writing one past
 # its output) judged by `rkt eval`, the same files built as a suite against the installed
-# package and run on the same seed, and compare_with_suite.py finding every verdict as expected
+# package and run on the same seed as two shards merged (the merge exits 1 for the failing kernel,
+# which the script must take as a finished suite), and compare_with_suite.py finding every verdict as expected
 # and equal to the suite's case by case. Then the comparison must fail where it should: an
 # expectation flipped, and a case status changed in the suite's results.
 # Usage: eval_batch_test.sh RKT PREFIX PYTHON TOOLS_DIR [CMAKE_ARGS...]
@@ -12,7 +13,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 export PYTHON="$python"
-bash "$tools/eval_batch.sh" "$rkt" "$prefix" "$work/batch" --device cpu --count 3 --timeout 60 -- "$@" \
+bash "$tools/eval_batch.sh" "$rkt" "$prefix" "$work/batch" --device cpu --count 3 --timeout 60 --suite-shards 2 -- "$@" \
   > "$work/out" 2>&1 || { cat "$work/out"; fail "the batch did not match"; }
 cat "$work/out"
 grep -q "^3 files (1 expected to fail): 3 as expected, 3 equal to the suite case by case; 0 problems" "$work/out" ||

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # tools/eval_batch on the CPU: a generated batch (two honest relu kernels, one writing one past
 # its output) judged by `rkt eval`, the same files built as a suite against the installed
-# package and run on the same seed as two shards merged (the merge exits 1 for the failing kernel,
-# which the script must take as a finished suite), and compare_with_suite.py finding every verdict as expected
-# and equal to the suite's case by case. Then the comparison must fail where it should: an
+# package and run on the same seed as two shards merged (the merge exits 1 for the failing
+# kernel, which the script must take as a finished suite), and compare_with_suite.py finding every
+# verdict as expected and equal to the suite's case by case. Then the comparison must fail where it should: an
 # expectation flipped, and a case status changed in the suite's results.
 # Usage: eval_batch_test.sh RKT PREFIX PYTHON TOOLS_DIR [CMAKE_ARGS...]
 set -euo pipefail

@@ -5,15 +5,16 @@
 #include "framework/cases/case_announcement.h"
 #include "framework/cases/correctness_case.h"
 #include "framework/cases/integrity_cases.h"
-#include "framework/cases/sanitizer_cases.h"
 #include "framework/cases/metamorphic_relations.h"
 #include "framework/cases/property_cases.h"
+#include "framework/cases/sanitizer_cases.h"
 #include "framework/cases/user_property_cases.h"
 #include "framework/cases/value_families.h"
 #include "framework/dims/kernel_domain.h"
 #include "framework/inputs/hidden_inputs.h"
 #include "framework/inputs/input_scaling.h"
 #include "framework/inputs/seeding.h"
+#include "framework/runtime/off_stream_work_trace.h"
 
 namespace rkt {
 namespace {
@@ -140,12 +141,17 @@ std::vector<KernelCase> cases_of(const KernelSpec& kernel, const TaskSpec& task)
                        return run_user_property(kernel, task, *property);
                      }});
   }
+  // The escaped-work gate reads the GPU's clock where device work can be traced; on the host's
+  // clock, another judge's work on the GPU would read as work the kernel left behind, so it
+  // then holds the GPU alone.
+  const bool escaped_work_on_the_host_clock =
+      kernel.device() == Device::cuda && !off_stream_tracing_unavailable_reason().empty();
   for (IntegrityGate gate : all_integrity_gates()) {
-    cases.push_back({kernel.full_id(), std::string("integrity_") + to_string(gate), "integrity",
-                     [&kernel, &primary, gate] {
-                       return run_integrity_case(kernel, primary, gate);
-                     },
-                     /*runs_beside=*/false, /*timed=*/gate == IntegrityGate::escaped_work});
+    cases.push_back(
+        {kernel.full_id(), std::string("integrity_") + to_string(gate), "integrity",
+         [&kernel, &primary, gate] { return run_integrity_case(kernel, primary, gate); },
+         /*runs_beside=*/false,
+         /*timed=*/gate == IntegrityGate::escaped_work && escaped_work_on_the_host_clock});
   }
   // compute-sanitizer over a small call, for kernels on a GPU (framework/cases/sanitizer_cases.h).
   if (kernel.device() == Device::cuda) {

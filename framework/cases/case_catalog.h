@@ -21,10 +21,10 @@ struct KernelCase {
   /// Its work runs in a process of its own (a worker under compute-sanitizer), so it may run
   /// beside the other cases (framework/supervision/cases_beside.h).
   bool runs_beside = false;
-  /// Its verdict rests on a time it measures on the device (the escaped-work gate compares the
-  /// device's time with the stream's), so it runs with the GPU alone, as a benchmark does: another
-  /// judge's work beside it would read as work the kernel left behind
-  /// (framework/timing/device_lease.h).
+  /// Its verdict rests on a time it measures on the host (the escaped-work gate where device work
+  /// cannot be traced compares the device's time with the stream's), so it runs with the GPU
+  /// alone, as a benchmark does: another judge's work beside it would read as work the kernel
+  /// left behind (framework/timing/device_lease.h).
   bool timed = false;
 };
 

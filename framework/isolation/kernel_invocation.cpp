@@ -35,9 +35,11 @@ std::vector<at::Tensor> allocate_poisoned_outputs(const std::vector<OutputSignat
 
 KernelRun invoke_kernel(const KernelSpec& kernel, const std::vector<at::Tensor>& inputs,
                         const std::vector<OutputSignature>& signatures,
-                        const BufferPlacement& output_placement) {
+                        const BufferPlacement& output_placement, bool trace_off_stream_work) {
   ScopedPhase phase(Phase::kernel_calls);
-  if (runs_in_worker(kernel)) return invoke_in_worker(kernel, inputs, signatures, output_placement);
+  if (runs_in_worker(kernel)) {
+    return invoke_in_worker(kernel, inputs, signatures, output_placement, trace_off_stream_work);
+  }
   KernelStreamScope stream_scope(kernel.device());
   // Inputs written on another stream (a draw on the legacy default stream) are complete before the
   // kernel's stream, which does not wait for that one, copies or reads them; the worker's path
@@ -54,7 +56,8 @@ KernelRun invoke_kernel(const KernelSpec& kernel, const std::vector<at::Tensor>&
   }
   arm_redzones(staged);
   arm_redzones(run.outputs);
-  ExecutedCall executed = execute_kernel(kernel, staged, run.outputs, stream_scope);
+  ExecutedCall executed =
+      execute_kernel(kernel, staged, run.outputs, stream_scope, trace_off_stream_work);
   const FinalAtReturn final_at_return = check_outputs_final(
       executed, kernel.returns_tensors() ? executed.returned : run.outputs, stream_scope);
   throw_if_not_final(kernel.task_id(), final_at_return.failure, final_at_return.changed_output);
@@ -64,6 +67,8 @@ KernelRun invoke_kernel(const KernelSpec& kernel, const std::vector<at::Tensor>&
   run.operators = std::move(executed.operators);
   run.stream_milliseconds = executed.stream_milliseconds;
   run.call_start = executed.call_start;
+  run.off_stream = final_at_return.off_stream;
+  run.off_stream_untraced = final_at_return.off_stream_untraced;
   return run;
 }
 

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,11 @@ struct KernelRun {
   /// Isolated mode on CUDA: entering the kernel to a device-wide synchronisation, measured by the
   /// worker (-1 when not measured).
   double device_milliseconds = -1;  // [ms]
+  /// A traced call on CUDA: how far its work off the given stream outlasted it, on the GPU's
+  /// clock, or std::nullopt with `off_stream_untraced` saying why it was not read
+  /// (framework/runtime/off_stream_work_trace.h).
+  std::optional<OffStreamOverrun> off_stream;
+  std::string off_stream_untraced;
 };
 
 /// Calls `kernel` on `inputs` (already on the kernel's device) and returns its outputs once they
@@ -49,10 +55,12 @@ struct KernelRun {
 /// through one, and copied back so that a kernel writing its inputs is seen): its redzones are
 /// armed before the call and checked after it, and a changed byte throws OutOfBoundsWrite
 /// naming the buffer, the side and the offsets. Outputs are placed as `output_placement` says.
+/// With `trace_off_stream_work`, a CUDA call's device work is traced (KernelRun::off_stream).
 /// Exceptions from the kernel propagate.
 KernelRun invoke_kernel(const KernelSpec& kernel, const std::vector<at::Tensor>& inputs,
                         const std::vector<OutputSignature>& signatures,
-                        const BufferPlacement& output_placement = {});
+                        const BufferPlacement& output_placement = {},
+                        bool trace_off_stream_work = false);
 
 /// Copies what the kernel left in the buffers `staged` (copies of `inputs` the kernel was handed
 /// where an input was not in a guarded buffer of its own) back into `inputs`, so that a kernel

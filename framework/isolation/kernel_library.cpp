@@ -362,7 +362,7 @@ void trace_worker_call(const KernelSpec& kernel, const std::vector<at::Tensor>& 
 
 KernelRun invoke_in_worker(const KernelSpec& kernel, const std::vector<at::Tensor>& inputs,
                            const std::vector<OutputSignature>& signatures,
-                           const BufferPlacement& output_placement) {
+                           const BufferPlacement& output_placement, bool trace_off_stream_work) {
   using Clock = std::chrono::steady_clock;
   const auto call_began = Clock::now();
   KernelRun run;
@@ -381,6 +381,7 @@ KernelRun invoke_in_worker(const KernelSpec& kernel, const std::vector<at::Tenso
   std::vector<SharedLocationRef> buffers;
   wire::Request request = call_request(kernel, staged, outputs, buffers);
   request.released = take_released_buffers();
+  request.trace_off_stream_work = trace_off_stream_work;
   wire::Reply reply;
   const auto asked = Clock::now();
   try {
@@ -406,6 +407,10 @@ KernelRun invoke_in_worker(const KernelSpec& kernel, const std::vector<at::Tenso
   run.operators = std::move(reply.operators);
   run.stream_milliseconds = reply.stream_milliseconds;
   run.device_milliseconds = reply.device_milliseconds;
+  if (reply.off_stream_traced) {
+    run.off_stream = OffStreamOverrun{reply.off_stream_milliseconds, reply.off_stream_latest};
+  }
+  run.off_stream_untraced = reply.off_stream_untraced;
   if (reply.peak_memory_bytes >= 0) {
     run.peak_memory_bytes = reply.peak_memory_bytes;
     if (!kernel.returns_tensors()) {

@@ -70,7 +70,8 @@ at::Tensor allocate_for_kernel(at::IntArrayRef sizes, c10::ScalarType dtype, con
 /// redzone changed.
 KernelRun invoke_in_worker(const KernelSpec& kernel, const std::vector<at::Tensor>& inputs,
                            const std::vector<OutputSignature>& signatures,
-                           const BufferPlacement& output_placement = {});
+                           const BufferPlacement& output_placement = {},
+                           bool trace_off_stream_work = false);
 
 /// A call request for `kernel` on shared tensors `inputs` and `outputs`; `buffers` gets the buffers
 /// they lie in (for WorkerProcess::ask).

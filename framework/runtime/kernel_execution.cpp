@@ -22,7 +22,8 @@ std::string describe_exception(const std::exception& error) {
 }
 
 ExecutedCall execute_kernel(const KernelSpec& kernel, const std::vector<at::Tensor>& inputs,
-                            const std::vector<at::Tensor>& outputs, KernelStreamScope& scope) {
+                            const std::vector<at::Tensor>& outputs, KernelStreamScope& scope,
+                            bool trace_off_stream_work) {
   std::vector<TensorView> input_views, output_views;
   for (const at::Tensor& input : inputs) input_views.push_back(to_view(input));
   if (!kernel.returns_tensors()) {
@@ -34,12 +35,16 @@ ExecutedCall execute_kernel(const KernelSpec& kernel, const std::vector<at::Tens
                   kernel.returns_tensors() ? &io : nullptr);
   scope.synchronize();  // Setup finished: nothing of ours runs inside the timed region.
   ExecutedCall executed;
+  if (trace_off_stream_work && kernel.device() == Device::cuda) {
+    executed.off_stream_trace = std::make_unique<OffStreamWorkTrace>(scope.stream());
+  }
   {
     OperatorObserver observer;
     executed.call_start = std::chrono::steady_clock::now();
     scope.mark_start();
     kernel.function()(call);
     scope.mark_end();
+    if (executed.off_stream_trace) executed.off_stream_trace->mark_stream_end();
     executed.operators = observer.operators();
   }
   executed.returned = std::move(io.outputs);
@@ -66,6 +71,10 @@ FinalAtReturn check_outputs_final(const ExecutedCall& executed,
     verdict.device_busy = true;
     verdict.failure = device_busy_after_return_message(defaults::kDeviceIdleAfterReturnSeconds);
     return verdict;
+  }
+  if (executed.off_stream_trace) {
+    verdict.off_stream = executed.off_stream_trace->finish();
+    verdict.off_stream_untraced = executed.off_stream_trace->untraced_reason();
   }
   OutputChange change =
       outputs_changed_after_return(outputs, executed.fingerprints_at_return, scope.stream());

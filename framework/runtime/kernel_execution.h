@@ -7,10 +7,13 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "framework/runtime/device_support.h"
+#include "framework/runtime/off_stream_work_trace.h"
 #include "rkt/registration.h"
 
 namespace rkt {
@@ -32,14 +35,19 @@ struct ExecutedCall {
   /// stream order right after the kernel function returned (0 for CPU outputs;
   /// outputs_final_at_return.h). Compare with check_outputs_final after a device-wide wait.
   std::vector<std::uint64_t> fingerprints_at_return;
+  /// The trace of the call's device work, when the caller asked for one (CUDA only); read by
+  /// check_outputs_final once the device is idle.
+  std::unique_ptr<OffStreamWorkTrace> off_stream_trace;
 };
 
 /// Calls `kernel` on `inputs` with `outputs` preallocated (view form; ignored by tensor-form
 /// kernels, which return theirs) on `scope`'s stream: free device memory is scrubbed to NaN
 /// first, ATen operators are observed, and the call is complete on that stream (that stream only)
-/// when this returns. Exceptions from the kernel propagate.
+/// when this returns. With `trace_off_stream_work` (CUDA), the call's device work is traced
+/// (off_stream_work_trace.h) for check_outputs_final. Exceptions from the kernel propagate.
 ExecutedCall execute_kernel(const KernelSpec& kernel, const std::vector<at::Tensor>& inputs,
-                            const std::vector<at::Tensor>& outputs, KernelStreamScope& scope);
+                            const std::vector<at::Tensor>& outputs, KernelStreamScope& scope,
+                            bool trace_off_stream_work = false);
 
 /// Whether a call's outputs were final at return (outputs_final_at_return.h).
 struct FinalAtReturn {
@@ -48,12 +56,16 @@ struct FinalAtReturn {
   int changed_output = -1;   ///< the first output that changed, or -1
   /// When the device-wide synchronisation completed (before the second hash).
   std::chrono::steady_clock::time_point device_idle_at;
+  /// A traced call: how far its work off the stream outlasted it (GPU clock), or std::nullopt
+  /// with `off_stream_untraced` saying why it could not be read.
+  std::optional<OffStreamOverrun> off_stream;
+  std::string off_stream_untraced;
 };
 
 /// After `executed`'s stream completed: waits for the whole device (at most
 /// defaults::kDeviceIdleAfterReturnSeconds) and hashes `outputs` (what the caller reads: the
-/// preallocated outputs, or the returned ones) again, against the hashes taken at return. On the
-/// CPU (no hashes) it only notes the time.
+/// preallocated outputs, or the returned ones) again, against the hashes taken at return, and
+/// reads a traced call's overrun. On the CPU (no hashes) it only notes the time.
 FinalAtReturn check_outputs_final(const ExecutedCall& executed,
                                   const std::vector<at::Tensor>& outputs, KernelStreamScope& scope);
 

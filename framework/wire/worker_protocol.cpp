@@ -73,6 +73,7 @@ std::string encode(const Request& request) {
   out.u32(request.first_set);
   out.u32(request.flush_caches ? 1 : 0);
   out.f64(request.warmup_milliseconds);
+  out.u32(request.trace_off_stream_work ? 1 : 0);
   return out.bytes();
 }
 
@@ -103,6 +104,7 @@ Request decode_request(const std::string& bytes) {
   request.first_set = in.u32();
   request.flush_caches = in.u32() != 0;
   request.warmup_milliseconds = in.f64();
+  request.trace_off_stream_work = in.u32() != 0;
   if (!in.at_end()) throw WireError("trailing bytes after a request");
   return request;
 }
@@ -124,6 +126,10 @@ std::string encode(const Reply& reply) {
   for (double sample : reply.samples) out.f64(sample);
   out.f64(reply.peak_memory_bytes);
   out.f64(reply.device_milliseconds);
+  out.u32(reply.off_stream_traced ? 1 : 0);
+  out.f64(reply.off_stream_milliseconds);
+  out.str(reply.off_stream_latest);
+  out.str(reply.off_stream_untraced);
   out.u32(reply.device_lost ? 1 : 0);
   out.u32(reply.not_final_at_return ? 1 : 0);
   out.i64(reply.not_final_output);
@@ -148,6 +154,10 @@ Reply decode_reply(const std::string& bytes) {
   for (std::uint64_t n = in.count(8); n > 0; --n) reply.samples.push_back(in.f64());
   reply.peak_memory_bytes = in.f64();
   reply.device_milliseconds = in.f64();
+  reply.off_stream_traced = in.u32() != 0;
+  reply.off_stream_milliseconds = in.f64();
+  reply.off_stream_latest = in.str();
+  reply.off_stream_untraced = in.str();
   reply.device_lost = in.u32() != 0;
   reply.not_final_at_return = in.u32() != 0;
   reply.not_final_output = static_cast<std::int32_t>(in.i64());

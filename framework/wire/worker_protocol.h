@@ -21,7 +21,7 @@ namespace rkt::wire {
 /// Bumped whenever a message's layout changes; judge and worker must agree.
 // 2: kernels carry their supported dims; 3: adopt; 4: declared alignment; 5: declared
 // accumulation precision; 6: the worker's mapping time; 7: its whole handling time.
-inline constexpr std::uint32_t kProtocolVersion = 7;
+inline constexpr std::uint32_t kProtocolVersion = 8;
 
 /// The first message a worker started with --library-from-socket receives (a worker started
 /// before its judge knew the library): this prefix, then the library's path. Nothing else of the
@@ -103,6 +103,9 @@ struct Request {
   std::uint32_t first_set = 0;           ///< The set the first timed call uses.
   bool flush_caches = true;              ///< Evict caches before each timed call.
   double warmup_milliseconds = 0;        ///< [ms] untimed calls first
+  // call only:
+  bool trace_off_stream_work =
+      false;  ///< Trace the call's device work (CUDA; the escaped-work gate).
 };
 
 struct Reply {
@@ -117,6 +120,13 @@ struct Reply {
   /// call on CUDA: from entering the kernel to a device-wide synchronisation, measured in the
   /// worker (work launched off the given stream shows here; -1 on the CPU).
   double device_milliseconds = -1;  // [ms]
+  /// call with trace_off_stream_work: whether the trace was read; if so, how far the work off the
+  /// given stream outlasted the call on it, on the GPU's clock, and what ended last; if not, why
+  /// (framework/runtime/off_stream_work_trace.h).
+  bool off_stream_traced = false;
+  double off_stream_milliseconds = 0;  // [ms]
+  std::string off_stream_latest;
+  std::string off_stream_untraced;
   /// The worker's CUDA context is lost (a fault such as an illegal memory access): nothing it
   /// does afterwards can be trusted, so the judge replaces it before the next request.
   bool device_lost = false;

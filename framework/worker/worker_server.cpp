@@ -92,14 +92,16 @@ struct DeviceBusyAfterReturn {
   FinalAtReturn verdict;
 };
 
-wire::Reply run_call(const KernelSpec& kernel, const Arguments& arguments) {
+wire::Reply run_call(const KernelSpec& kernel, const Arguments& arguments,
+                     bool trace_off_stream_work) {
   wire::Reply reply;
   KernelStreamScope scope(kernel.device());
   ExecutedCall executed;
   FinalAtReturn final_at_return;
   try {
     reply.peak_memory_bytes = peak_bytes_added(kernel.device(), [&] {
-      executed = execute_kernel(kernel, arguments.inputs, arguments.outputs, scope);
+      executed =
+          execute_kernel(kernel, arguments.inputs, arguments.outputs, scope, trace_off_stream_work);
       if (kernel.returns_tensors()) {
         copy_returned_outputs(executed.returned, arguments.outputs);
         scope.synchronize();
@@ -116,6 +118,12 @@ wire::Reply run_call(const KernelSpec& kernel, const Arguments& arguments) {
   if (kernel.device() == Device::cuda) {
     reply.device_milliseconds = std::chrono::duration<double, std::milli>(
                                     final_at_return.device_idle_at - executed.call_start).count();
+    reply.off_stream_traced = final_at_return.off_stream.has_value();
+    if (final_at_return.off_stream) {
+      reply.off_stream_milliseconds = final_at_return.off_stream->milliseconds;
+      reply.off_stream_latest = final_at_return.off_stream->latest;
+    }
+    reply.off_stream_untraced = final_at_return.off_stream_untraced;
     if (!final_at_return.failure.empty()) return not_final_reply(final_at_return);
   }
   reply.ok = true;
@@ -258,8 +266,9 @@ int serve_worker_requests(int socket, WorkerState& state) {
         if (request.kernel >= state.kernels.size()) throw wire::WireError("unknown kernel index");
         const KernelSpec& kernel = *state.kernels[request.kernel];
         const std::vector<Arguments> sets = arguments_of(request, buffers);
-        reply = request.kind == wire::RequestKind::call ? run_call(kernel, sets[0])
-                                                         : run_measure(kernel, sets, request);
+        reply = request.kind == wire::RequestKind::call
+                    ? run_call(kernel, sets[0], request.trace_off_stream_work)
+                    : run_measure(kernel, sets, request);
       }
     } catch (const wire::WireError&) {
       throw;

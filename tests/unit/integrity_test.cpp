@@ -90,6 +90,18 @@ TEST(EscapedWorkGate, CatchesWorkLaunchedOnAnotherStream) {
               HasSubstr("escaped work"));
 }
 
+// A 0.3 ms side kernel beside correct outputs hides inside the host clock's bound (3 x the stream
+// time + 1 ms); on the GPU's clock (CUPTI) it ends after the call and fails the gate.
+TEST(EscapedWorkGate, CatchesShortSideWorkOnTheGpuClock) {
+  if (!device_available(Device::cuda)) GTEST_SKIP() << device_unavailable_reason(Device::cuda);
+  const std::string name = "relu/cheat_side_work.integrity_escaped_work";
+  const auto cases = run_adversary_cases(name);
+  expect_case_status(cases, name, "failed");
+  EXPECT_THAT(case_message(cases, name), HasSubstr("kernel"));
+  EXPECT_THAT(case_message(cases, name), HasSubstr("ran off the stream it was given"));
+  EXPECT_THAT(case_message(cases, name), HasSubstr("GPU clock"));
+}
+
 // Outputs final at return runs on every CUDA case, so the plain correctness case catches each
 // form of late work; at relu's CUDA correctness size (8192 x 8192) the side work takes ~0.1 ms.
 // `kernel`'s correctness_x1 fails as not final at return, with `message` in its message.

@@ -5,7 +5,9 @@
 # by that suite's `run` on the same seed, and compare_with_suite.py: every verdict as expected and
 # equal to the suite's, case by case.
 #   eval_batch.sh RKT PREFIX OUT [--device cuda|cpu] [--count N] [--timeout S] [--suite-shards K]
-#                 [-- CMAKE_ARGS...]
+#                 [--eval-only] [-- CMAKE_ARGS...]
+# --eval-only: stops after rkt eval and the verdicts' check against the right answers (the
+# 200-file batch: its suite would not fit in one GPU call beside it).
 # --suite-shards K: the suite's run as K shards at once (`run --shard I/K`, then `merge`), which
 # share the GPU as rkt eval's judges do (framework/timing/device_lease.h); default 1.
 # RKT: the rkt that evaluates; PREFIX: an installed RobustKernelTest (cmake --install); OUT: a
@@ -14,13 +16,14 @@
 set -euo pipefail
 rkt="$1"; prefix="$2"; out="$3"
 shift 3
-device=cuda count=50 timeout=60 suite_shards=1
+device=cuda count=50 timeout=60 suite_shards=1 eval_only=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --device) device="$2"; shift 2 ;;
     --count) count="$2"; shift 2 ;;
     --timeout) timeout="$2"; shift 2 ;;
     --suite-shards) suite_shards="$2"; shift 2 ;;
+    --eval-only) eval_only=1; shift ;;
     --) shift; break ;;
     *) echo "eval_batch.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
@@ -62,6 +65,7 @@ for name, want, got, family in wrong:
     print("not as expected: %s (%s): expected %s, rkt eval says %s" % (name, family, want, got))
 print("rkt eval verdicts: %d of %d as expected" % (len(expected) - len(wrong), len(expected)))
 PY
+[ "$eval_only" = 1 ] && exit "$eval_code"
 
 # The same files as one suite.
 mkdir -p "$out/suite_source"

@@ -19,7 +19,8 @@
 #   persistence), the outputs-final check's cost, and initcheck on an honest kernel, watched;
 #   "eval" issue 21's targets: one CUDA file through `rkt eval` cold and cached, then a batch of
 #   RKT_EVAL_BATCH_COUNT (default 50) generated relu kernels, a third wrong or cheating
-#   (tools/eval_batch/eval_batch.sh: timed from a cold cache, compared with the same files as a suite);
+#   (tools/eval_batch/eval_batch.sh: timed from a cold cache, compared with the same files as a suite;
+#   RKT_EVAL_ONLY=1 skips the suite);
 #   "serve" issue 29's server figure: `rkt serve` on the GPU, one CUDA file through
 #   tools/rkt_serve_client.py (cold, then cached: every case and the benchmark), and
 #   `rkt eval --server` on the generated batch beside `rkt eval` on the same files;
@@ -530,7 +531,7 @@ if [[ " $steps " == *" eval "* ]]; then
   cmake --install "$build" --prefix /tmp/rkt-prefix >"$out/eval/install.log" 2>&1
   timeout "${RKT_EVAL_BATCH_LIMIT:-480}" bash tools/eval_batch/eval_batch.sh "$build/bin/rkt" /tmp/rkt-prefix \
     /tmp/rkt-eval-batch --device cuda --count "${RKT_EVAL_BATCH_COUNT:-50}" --timeout 30 \
-    --suite-shards "${RKT_EVAL_SUITE_SHARDS:-1}" -- \
+    --suite-shards "${RKT_EVAL_SUITE_SHARDS:-1}" ${RKT_EVAL_ONLY:+--eval-only} -- \
     -DCMAKE_PREFIX_PATH="/tmp/rkt-prefix;$torch_prefix;$deps/usr" -DCMAKE_CUDA_ARCHITECTURES=90 \
     >"$out/eval/batch.log" 2>&1
   echo "eval batch: exit $?, $(($(date +%s) - start)) s"

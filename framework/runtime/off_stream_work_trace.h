@@ -5,7 +5,7 @@
 // synchronisation, against the stream's events) is only as exact as the host's clock, and another
 // process sharing the GPU delays it: it needed the GPU alone. CUPTI's activity records give every
 // kernel, copy and set of this process its stream and its start and end on the GPU, so the
-// answer is exact and holds while other judges share the device: a marker (a 4-byte memset) is
+// answer is exact and holds while other judges share the device: a marker (a small memset) is
 // queued on the stream right behind the call, and work on any other stream that ends after the
 // marker began escaped the call. Work forked onto another stream and joined back before return
 // ends before the marker, because the marker waits for the join.

@@ -182,7 +182,49 @@ void* marker_buffer() {
   return buffer;
 }
 
+CUptiResult register_buffers_once() {
+  static const CUptiResult registered = cupti().register_callbacks(buffer_requested, buffer_completed);
+  return registered;
+}
+
+/// What CUPTI threw (it throws C++ exceptions through its C interface: a boost::filesystem error
+/// where /sys cannot be read).
+std::string thrown(const char* during) {
+  try {
+    throw;
+  } catch (const std::exception& error) {
+    return std::string("CUPTI threw while ") + during + ": " + error.what();
+  } catch (...) {
+    return std::string("CUPTI threw while ") + during;
+  }
+}
+
 }  // namespace
+
+std::string prepare_off_stream_tracing() {
+  if (!cupti().unavailable.empty()) return cupti().unavailable;
+  try {
+    if (const CUptiResult result = register_buffers_once(); result != CUPTI_SUCCESS) {
+      return describe("cuptiActivityRegisterCallbacks", result);
+    }
+    if (marker_buffer() == nullptr) return "the marker's device buffer could not be allocated";
+    for (CUpti_ActivityKind kind : kTracedKinds) {
+      if (const CUptiResult result = cupti().enable(kind); result != CUPTI_SUCCESS) {
+        disable_traced_kinds();
+        return describe("cuptiActivityEnable", result);
+      }
+    }
+    cudaMemsetAsync(marker_buffer(), 0, 4, nullptr);
+    cudaDeviceSynchronize();
+    cudaGetLastError();
+    cupti().flush_all(0);
+    disable_traced_kinds();
+    cupti().flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);  // Dropped: nothing is collecting.
+  } catch (...) {
+    return thrown("starting");
+  }
+  return "";
+}
 
 std::string off_stream_tracing_unavailable_reason() {
   if (const char* setting = std::getenv(kOffStreamTraceVariable);
@@ -193,18 +235,30 @@ std::string off_stream_tracing_unavailable_reason() {
 }
 
 OffStreamWorkTrace::OffStreamWorkTrace(void* stream) : stream_(stream) {
+  try {
+    start();
+  } catch (...) {
+    untraced_reason_ = thrown("starting");
+    try {
+      disable_traced_kinds();
+    } catch (...) {
+    }
+    stop();
+  }
+}
+
+void OffStreamWorkTrace::start() {
   const CuptiApi& api = cupti();
   if (!api.unavailable.empty()) {
     untraced_reason_ = api.unavailable;
     return;
   }
-  static const CUptiResult registered = api.register_callbacks(buffer_requested, buffer_completed);
-  if (registered != CUPTI_SUCCESS) {
+  if (const CUptiResult registered = register_buffers_once(); registered != CUPTI_SUCCESS) {
     untraced_reason_ = describe("cuptiActivityRegisterCallbacks", registered);
     return;
   }
   if (const CUptiResult result =
-          api.stream_id(nullptr, static_cast<CUstream>(stream), 0, &stream_id_);
+          api.stream_id(nullptr, static_cast<CUstream>(stream_), 0, &stream_id_);
       result != CUPTI_SUCCESS) {
     untraced_reason_ = describe("cuptiGetStreamIdEx", result);
     return;
@@ -241,9 +295,14 @@ OffStreamWorkTrace::OffStreamWorkTrace(void* stream) : stream_(stream) {
   recording_ = true;
 }
 
-OffStreamWorkTrace::~OffStreamWorkTrace() {
-  if (!recording_) return;
-  disable_traced_kinds();
+OffStreamWorkTrace::~OffStreamWorkTrace() { stop(); }
+
+void OffStreamWorkTrace::stop() noexcept {
+  try {
+    if (recording_) disable_traced_kinds();
+  } catch (...) {
+  }
+  recording_ = false;
   Collection& shared = collection();
   const std::lock_guard<std::mutex> lock(shared.mutex);
   shared.collecting = false;
@@ -265,10 +324,15 @@ void OffStreamWorkTrace::mark_stream_end() {
 
 std::optional<OffStreamOverrun> OffStreamWorkTrace::finish() {
   if (!recording_) return std::nullopt;
-  const CuptiApi& api = cupti();
-  api.flush_all(0);
-  disable_traced_kinds();
-  api.flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  try {
+    cupti().flush_all(0);
+    disable_traced_kinds();
+    cupti().flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  } catch (...) {
+    untraced_reason_ = thrown("reading the records");
+    stop();
+    return std::nullopt;
+  }
   std::vector<DeviceActivity> records;
   {
     Collection& shared = collection();
@@ -302,6 +366,8 @@ OffStreamWorkTrace::OffStreamWorkTrace(void* stream)
     : stream_(stream), untraced_reason_(off_stream_tracing_unavailable_reason()) {}
 
 OffStreamWorkTrace::~OffStreamWorkTrace() = default;
+
+std::string prepare_off_stream_tracing() { return off_stream_tracing_unavailable_reason(); }
 
 void OffStreamWorkTrace::mark_stream_end() {}
 

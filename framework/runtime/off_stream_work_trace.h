@@ -53,6 +53,11 @@ inline constexpr const char* kOffStreamTraceVariable = "RKT_TRACE_OFF_STREAM_WOR
 /// call; never enables anything.
 std::string off_stream_tracing_unavailable_reason();
 
+/// Starts CUPTI's activity tracing once and stops it again (one set on the device in between):
+/// a worker calls it before entering its sandbox, where CUPTI's start-up cannot read the clock
+/// source it needs (/sys/devices/system/clocksource). Returns "" or why not; never throws.
+std::string prepare_off_stream_tracing();
+
 /// Records this process's device work while it lives (one trace at a time in a process).
 class OffStreamWorkTrace {
  public:
@@ -73,6 +78,9 @@ class OffStreamWorkTrace {
   const std::string& untraced_reason() const { return untraced_reason_; }
 
  private:
+  void start();
+  void stop() noexcept;
+
   void* stream_;
   std::uint32_t stream_id_ = 0;
   bool recording_ = false;

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "framework/runtime/device_support.h"
+#include "framework/runtime/off_stream_work_trace.h"
 #include "framework/wire/worker_protocol.h"
 #include "framework/worker/sandbox.h"
 #include "framework/worker/worker_server.h"
@@ -94,6 +95,16 @@ int main(int argc, char** argv) {
     rkt::prepare_devices(state.kernels);
   } catch (const std::exception& error) {
     std::cerr << "rkt-worker: readying the devices failed: " << error.what() << "\n";
+  }
+  // CUPTI reads /sys as it starts, which the sandbox hides: the escaped-work gate's trace
+  // (framework/runtime/off_stream_work_trace.h) is started once here. A failure is told in each
+  // traced call's reply, and the gate then reads the host's clock.
+  for (const rkt::KernelSpec* kernel : state.kernels) {
+    if (kernel->device() != rkt::Device::cuda || !rkt::device_available(rkt::Device::cuda)) continue;
+    if (const std::string why_not = rkt::prepare_off_stream_tracing(); !why_not.empty()) {
+      std::cerr << "rkt-worker: device work cannot be traced: " << why_not << "\n";
+    }
+    break;
   }
   state.description.sandbox = rkt::enter_worker_sandbox(sandbox);
   state.description.sandbox += rkt::check_devices_in_sandbox(state.kernels);

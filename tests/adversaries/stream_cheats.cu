@@ -19,15 +19,20 @@ __global__ void slow_relu(const float* x, float* y, long long n, long long cycle
   }
 }
 
-// Escaped work: launches on a stream of its own, which the framework's stream does not wait for.
-void relu_on_own_stream(rkt::KernelCall& call) {
-  static cudaStream_t own_stream = [] {
-    cudaStream_t stream;
-    cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
-    return stream;
+// A stream of the kernel's own, which the framework's stream does not wait for.
+cudaStream_t own_stream() {
+  static cudaStream_t stream = [] {
+    cudaStream_t created;
+    cudaStreamCreateWithFlags(&created, cudaStreamNonBlocking);
+    return created;
   }();
+  return stream;
+}
+
+// Escaped work: launches on a stream of its own.
+void relu_on_own_stream(rkt::KernelCall& call) {
   const rkt::TensorView& x = call.input(0);
-  slow_relu<<<1024, 256, 0, own_stream>>>(x.data_as<const float>(), call.output(0).data_as<float>(),
+  slow_relu<<<1024, 256, 0, own_stream()>>>(x.data_as<const float>(), call.output(0).data_as<float>(),
                                           x.numel(), 20'000'000);  // about 10 ms at 2 GHz
   RKT_CUDA_CHECK_LAUNCH();
 }
@@ -53,13 +58,8 @@ __global__ void spin(long long cycles) {
 // preparing its next call) runs on a stream of its own, not joined. On the host's clock it hides
 // inside 3 x the stream time + 1 ms; on the GPU's clock it ends after the call.
 void relu_with_side_work(rkt::KernelCall& call) {
-  static cudaStream_t own_stream = [] {
-    cudaStream_t stream;
-    cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
-    return stream;
-  }();
   const rkt::TensorView& x = call.input(0);
-  spin<<<1, 32, 0, own_stream>>>(600'000);  // about 0.3 ms at 2 GHz
+  spin<<<1, 32, 0, own_stream()>>>(600'000);  // about 0.3 ms at 2 GHz
   RKT_CUDA_CHECK_LAUNCH();
   slow_relu<<<1024, 256, 0, static_cast<cudaStream_t>(call.cuda_stream())>>>(
       x.data_as<const float>(), call.output(0).data_as<float>(), x.numel(), 0);

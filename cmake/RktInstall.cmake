@@ -1,6 +1,8 @@
 # `cmake --install` rules and the package that find_package(RobustKernelTest) reads:
-#   bin/                       rkt (the shipped kernels' judge, when RKT_BUILD_KERNELS) and rkt-worker
-#   lib/                       rkt_kernel_api, rkt_wire, rkt_kernel_runtime, rkt_framework (static),
+#   bin/                       rkt (the shipped kernels' judge, when RKT_BUILD_KERNELS), rkt-worker
+#                              and beside it its LibTorch plugin, librkt_worker_torch.so
+#   lib/                       rkt_kernel_api, rkt_wire, rkt_device_runtime, rkt_kernel_runtime,
+#                              rkt_framework (static),
 #                              librkt_kernels.so (the shipped kernels); lib/rkt_objects/: the
 #                              objects of rkt_tasks, rkt_judge_main (main) and rkt_kernel_entry
 #   include/rkt/               the public API
@@ -15,13 +17,15 @@ include(CMakePackageConfigHelpers)
 
 set(rkt_package_dir "${CMAKE_INSTALL_LIBDIR}/cmake/RobustKernelTest")
 
-install(TARGETS rkt_kernel_api rkt_wire rkt_kernel_runtime rkt_framework rkt_tasks
+install(TARGETS rkt_kernel_api rkt_wire rkt_device_runtime rkt_kernel_runtime rkt_framework rkt_tasks
                 rkt_judge_main rkt_kernel_entry rkt-worker
   EXPORT RobustKernelTestTargets
   ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
   LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}"
   RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}"
   OBJECTS DESTINATION "${CMAKE_INSTALL_LIBDIR}/rkt_objects")
+# rkt-worker loads it from its own folder (framework/worker/kernel_calls.h).
+install(TARGETS rkt_worker_torch LIBRARY DESTINATION "${CMAKE_INSTALL_BINDIR}")
 if(TARGET rkt)
   install(TARGETS rkt rkt_kernels
     RUNTIME DESTINATION "${CMAKE_INSTALL_BINDIR}"

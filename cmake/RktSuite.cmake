@@ -1,8 +1,13 @@
-# rkt_add_suite(<name> KERNELS <files...> [TASKS <files...>] [NO_CTEST])
+# rkt_add_suite(<name> KERNELS <files...> [TASKS <files...>] [NO_CTEST] [LIBTORCH])
 #
 # Builds a suite over the given kernel files (.cpp, and .cu when CUDA is enabled):
 #   <name>_kernels  a shared library of the kernels (the kernel library). Only rkt-worker processes
-#                   load it; the judge never does, except in the in-process debugging mode.
+#                   load it; the judge never does, except in the in-process debugging mode. It
+#                   links LibTorch only when a kernel file includes LibTorch's headers (torch/,
+#                   ATen/, c10/ or rkt/torch_kernel.h) or LIBTORCH is given: a library of
+#                   view-form kernels runs in workers that never load LibTorch (starting in
+#                   milliseconds; framework/worker/kernel_calls.h). A header of your own that
+#                   includes LibTorch's needs LIBTORCH.
 #   <name>          the `rkt` tool (the judge: framework, every shipped task and the TASKS files,
 #                   your own RKT_TASK definitions; no kernel code), pointed at <name>_kernels and
 #                   rkt-worker.
@@ -31,7 +36,7 @@
 set(RKT_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}" CACHE INTERNAL "RobustKernelTest's CMake modules")
 
 function(rkt_add_suite name)
-  cmake_parse_arguments(ARG "NO_CTEST" "" "KERNELS;TASKS" ${ARGN})
+  cmake_parse_arguments(ARG "NO_CTEST;LIBTORCH" "" "KERNELS;TASKS" ${ARGN})
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "rkt_add_suite(${name}): unknown arguments ${ARG_UNPARSED_ARGUMENTS}")
   endif()
@@ -43,10 +48,21 @@ function(rkt_add_suite name)
     list(APPEND kernel_sources "${file}")
   endforeach()
   add_library(${name}_kernels MODULE ${kernel_sources})
-  # Kernel files may use LibTorch (tensor-form kernels); the library binds its own symbols first.
   # rkt_kernel_entry: the symbol through which rkt-worker finds the library's kernels.
   target_link_libraries(${name}_kernels PRIVATE RobustKernelTest::rkt_kernel_entry
-                        RobustKernelTest::rkt_kernel_api ${RKT_TORCH_TARGET})
+                        RobustKernelTest::rkt_kernel_api)
+  # Kernel files may use LibTorch (tensor-form kernels): then the library links it.
+  set(uses_libtorch ${ARG_LIBTORCH})
+  foreach(file IN LISTS kernel_sources)
+    file(STRINGS "${file}" torch_includes
+         REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"](torch/|ATen/|c10/|rkt/torch_kernel\\.h)")
+    if(torch_includes)
+      set(uses_libtorch ON)
+    endif()
+  endforeach()
+  if(uses_libtorch)
+    target_link_libraries(${name}_kernels PRIVATE ${RKT_TORCH_TARGET})
+  endif()
   if(RKT_SOURCE_DIR)  # In this tree, shipped kernels share helpers under kernels/.
     target_include_directories(${name}_kernels PRIVATE "${RKT_SOURCE_DIR}")
   endif()

@@ -107,7 +107,7 @@ void prepare_sample(const KernelSpec& kernel, void* cuda_stream, bool& persisten
   if (kernel.device() == Device::cuda && reset_l2_persistence_if_set(cuda_stream)) {
     persistence_reset = true;
   }
-  flush_caches(kernel.device());
+  flush_caches(kernel.device(), cuda_stream);
 }
 
 // Times the kernel in its worker; the times stand only if the judge's clock explains them.
@@ -217,9 +217,10 @@ ReferenceRunner baseline_runner(const TaskSpec& task, Device device, const std::
 
 Measurement time_reference(const ReferenceRunner& runner, Device device,
                            const std::vector<PreparedCase>& sets) {
-  return measure(device, default_timing_options(device),
-                 [&](int) { flush_caches(device); },
-                 [&](int i) { runner(sets[i % sets.size()].device_inputs); });
+  return measure(
+      device, default_timing_options(device),
+      [&](int) { flush_caches(device, current_cuda_stream(device)); },
+      [&](int i) { runner(sets[i % sets.size()].device_inputs); });
 }
 
 }  // namespace

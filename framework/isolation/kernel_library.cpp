@@ -38,6 +38,7 @@ struct LibraryState {
   std::size_t workers_lost = 0;
   std::map<const KernelSpec*, std::uint32_t> worker_index;  // kernels that run in the worker
   std::string sandbox;
+  bool libtorch_in_worker = false;  // the worker's description: whether LibTorch is loaded in it
   std::vector<std::string> kernel_ids;  // as the first worker described them, in order
 };
 
@@ -106,8 +107,12 @@ std::string isolation_summary() {
     return "in-process (debugging mode: kernels ran inside the judge's process, so the verdicts "
            "are not protected from them)";
   }
-  return "isolated (kernels ran in sandboxed worker processes; " +
-         (state().sandbox.empty() ? std::string("no worker was started") : state().sandbox) + ")";
+  if (state().sandbox.empty())
+    return "isolated (kernels ran in sandboxed worker processes; no worker was started)";
+  return "isolated (kernels ran in sandboxed worker processes; " + state().sandbox +
+         (state().libtorch_in_worker ? "; LibTorch loaded in the worker, which the library needs"
+                                     : "; no LibTorch in the worker: the library needs none") +
+         ")";
 }
 
 namespace {
@@ -179,6 +184,7 @@ std::string load_kernel_library(const KernelLibraryLocation& location) {
   const wire::DescribeReply& description = library.worker->description();
   if (!description.load_error.empty()) return description.load_error;
   library.sandbox = description.sandbox;
+  library.libtorch_in_worker = description.libtorch_loaded;
   library.kernel_ids = ids_of(description);
   for (std::uint32_t i = 0; i < description.kernels.size(); ++i) {
     const wire::KernelDescription& kernel = description.kernels[i];

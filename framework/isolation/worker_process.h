@@ -53,8 +53,9 @@ class WorkerProcess {
   /// it answers, once loaded), so that its start overlaps other work. Throws WorkerFailure.
   static std::unique_ptr<WorkerProcess> launch_for_lending(const WorkerLaunch& launch);
   /// Starts a worker before its kernel library is known (`launch.library` is ignored): its exec
-  /// and LibTorch's loading overlap the judge's own start, and it loads nothing of a kernel until
-  /// give_library names one. Throws WorkerFailure.
+  /// and CUDA's start overlap the judge's own, and it loads nothing of a kernel (nor LibTorch,
+  /// which only a library that needs it brings) until give_library names one. Throws
+  /// WorkerFailure.
   static std::unique_ptr<WorkerProcess> launch_awaiting_library(const WorkerLaunch& launch);
   /// Names the library a worker from launch_awaiting_library loads, then asks it to describe its
   /// kernels as the constructor does: from here on it is the worker `WorkerProcess(launch)` with

@@ -56,7 +56,7 @@ std::map<Device, double>& calibrated_cycle_ms() {
 // [ms] One flush-and-mark cycle, as the worker runs it before each timed call.
 double flush_cycle_ms(Device device, KernelStreamScope& scope) {
   const auto start = std::chrono::steady_clock::now();
-  flush_caches(device);
+  flush_caches(device, scope.stream());
   scope.mark_start();
   scope.mark_end();
   scope.elapsed_milliseconds();

@@ -1,14 +1,15 @@
 #include "framework/runtime/cache_flush.h"
 
-#include <ATen/ATen.h>
-
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #if RKT_WITH_CUDA
-#include <ATen/cuda/CUDAContext.h>
+#include <cuda_runtime_api.h>
 #endif
 
 namespace rkt {
@@ -36,17 +37,33 @@ std::int64_t host_cache_bytes() {
 
 void learn_cache_sizes() { host_cache_bytes(); }
 
-void flush_caches(Device device) {
+void flush_caches(Device device, void* cuda_stream) {
 #if RKT_WITH_CUDA
   if (device == Device::cuda) {
-    static at::Tensor buffer = at::empty(
-        {2 * static_cast<std::int64_t>(at::cuda::getCurrentDeviceProperties()->l2CacheSize)},
-        at::TensorOptions().dtype(at::kByte).device(at::kCUDA));
-    buffer.zero_();
+    struct DeviceBuffer {
+      void* data = nullptr;
+      std::size_t bytes = 0;  // [bytes] twice the L2
+    };
+    static const DeviceBuffer buffer = [] {
+      int current = 0, l2_bytes = 0;
+      DeviceBuffer made;
+      if (cudaGetDevice(&current) != cudaSuccess ||
+          cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, current) != cudaSuccess) {
+        throw std::runtime_error("cache flush: cannot read the device's L2 size");
+      }
+      made.bytes = 2 * static_cast<std::size_t>(l2_bytes);
+      if (cudaMalloc(&made.data, made.bytes) != cudaSuccess) {
+        throw std::runtime_error("cache flush: cannot allocate " + std::to_string(made.bytes) +
+                                 " bytes on the device");
+      }
+      return made;
+    }();
+    cudaMemsetAsync(buffer.data, 0, buffer.bytes, static_cast<cudaStream_t>(cuda_stream));
     return;
   }
 #endif
   (void)device;
+  (void)cuda_stream;
   static std::vector<char> buffer(static_cast<std::size_t>(2 * host_cache_bytes()));
   std::memset(buffer.data(), static_cast<int>(buffer[0] + 1), buffer.size());
 }

@@ -7,9 +7,10 @@
 namespace rkt {
 
 /// Evicts the caches between samples: on CUDA a write larger than the L2 (sized from the
-/// device), on the CPU a write larger than the last-level cache. Queued on the current stream.
-/// The first call sizes its buffer (reading sysfs or the device's properties).
-void flush_caches(Device device);
+/// device, in memory of its own: cudaMalloc, outside LibTorch's allocator), queued on
+/// `cuda_stream`; on the CPU a write larger than the last-level cache. The first call sizes its
+/// buffer (reading sysfs or the device's properties). No LibTorch: the light worker flushes too.
+void flush_caches(Device device, void* cuda_stream);
 
 /// Reads the sizes flush_caches() needs (the CPU's last-level cache from sysfs) without
 /// allocating the flush buffer: a worker calls it before its sandbox hides /sys.

@@ -9,7 +9,6 @@
 #include "framework/runtime/operator_observer.h"
 #include "framework/runtime/outputs_final_at_return.h"
 #include "framework/runtime/torch_bridge.h"
-#include "rkt/defaults.h"
 #include "rkt/torch_kernel.h"
 
 namespace rkt {
@@ -51,7 +50,8 @@ ExecutedCall execute_kernel(const KernelSpec& kernel, const std::vector<at::Tens
   OutputFingerprints at_return;
   if (kernel.device() == Device::cuda) {
     // Queued before any host synchronisation: in stream order, right behind the kernel's work.
-    at_return.enqueue(kernel.returns_tensors() ? executed.returned : outputs, scope.stream());
+    at_return.enqueue(hashed_buffers(kernel.returns_tensors() ? executed.returned : outputs),
+                      scope.stream());
   }
   scope.synchronize();
   executed.stream_milliseconds = scope.elapsed_milliseconds();
@@ -61,26 +61,8 @@ ExecutedCall execute_kernel(const KernelSpec& kernel, const std::vector<at::Tens
 
 FinalAtReturn check_outputs_final(const ExecutedCall& executed,
                                   const std::vector<at::Tensor>& outputs, KernelStreamScope& scope) {
-  FinalAtReturn verdict;
-  if (executed.fingerprints_at_return.empty()) {
-    verdict.device_idle_at = std::chrono::steady_clock::now();
-    return verdict;
-  }
-  if (!synchronize_device_within(Device::cuda, defaults::kDeviceIdleAfterReturnSeconds,
-                                 &verdict.device_idle_at)) {
-    verdict.device_busy = true;
-    verdict.failure = device_busy_after_return_message(defaults::kDeviceIdleAfterReturnSeconds);
-    return verdict;
-  }
-  if (executed.off_stream_trace) {
-    verdict.off_stream = executed.off_stream_trace->finish();
-    verdict.off_stream_untraced = executed.off_stream_trace->untraced_reason();
-  }
-  OutputChange change =
-      outputs_changed_after_return(outputs, executed.fingerprints_at_return, scope.stream());
-  verdict.changed_output = change.output;
-  verdict.failure = std::move(change.message);
-  return verdict;
+  return check_outputs_final(executed.fingerprints_at_return, executed.off_stream_trace.get(),
+                             hashed_buffers(outputs), scope.stream());
 }
 
 void copy_returned_outputs(const std::vector<at::Tensor>& returned,

@@ -14,6 +14,7 @@
 
 #include "framework/runtime/device_support.h"
 #include "framework/runtime/off_stream_work_trace.h"
+#include "framework/runtime/outputs_final_at_return.h"
 #include "rkt/registration.h"
 
 namespace rkt {
@@ -49,23 +50,8 @@ ExecutedCall execute_kernel(const KernelSpec& kernel, const std::vector<at::Tens
                             const std::vector<at::Tensor>& outputs, KernelStreamScope& scope,
                             bool trace_off_stream_work = false);
 
-/// Whether a call's outputs were final at return (outputs_final_at_return.h).
-struct FinalAtReturn {
-  std::string failure;  ///< "" when they were; else why, naming a changed output by placeholder
-  bool device_busy = false;  ///< the device never became idle: the process cannot be trusted again
-  int changed_output = -1;   ///< the first output that changed, or -1
-  /// When the device-wide synchronisation completed (before the second hash).
-  std::chrono::steady_clock::time_point device_idle_at;
-  /// A traced call: how far its work off the stream outlasted it (GPU clock), or std::nullopt
-  /// with `off_stream_untraced` saying why it could not be read.
-  std::optional<OffStreamOverrun> off_stream;
-  std::string off_stream_untraced;
-};
-
-/// After `executed`'s stream completed: waits for the whole device (at most
-/// defaults::kDeviceIdleAfterReturnSeconds) and hashes `outputs` (what the caller reads: the
-/// preallocated outputs, or the returned ones) again, against the hashes taken at return, and
-/// reads a traced call's overrun. On the CPU (no hashes) it only notes the time.
+/// check_outputs_final (outputs_final_at_return.h) for `executed`, whose caller reads `outputs`
+/// (the preallocated outputs, or the returned ones).
 FinalAtReturn check_outputs_final(const ExecutedCall& executed,
                                   const std::vector<at::Tensor>& outputs, KernelStreamScope& scope);
 

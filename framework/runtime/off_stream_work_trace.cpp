@@ -64,11 +64,16 @@ struct CuptiApi {
 CuptiApi load_cupti() {
   CuptiApi api;
   void* library = nullptr;
-  // LibTorch's libtorch_cpu needs libcupti, so it is normally loaded already.
+  // LibTorch's libtorch_cpu needs libcupti, so it is normally loaded already; a worker without
+  // LibTorch loads the one found at configure time (RKT_CUPTI_LIBRARY), or whichever the loader
+  // finds by name.
   for (const char* name : {"libcupti.so.13", "libcupti.so"}) {
     library = dlopen(name, RTLD_NOW | RTLD_NOLOAD);
-    if (library == nullptr) library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
     if (library != nullptr) break;
+  }
+  const char* const candidates[] = {RKT_CUPTI_LIBRARY, "libcupti.so.13", "libcupti.so"};
+  for (const char* name : candidates) {
+    if (library == nullptr && name[0] != '\0') library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
   }
   if (library == nullptr) {
     const char* why = dlerror();

@@ -3,6 +3,9 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "framework/runtime/cuda_runtime_device.h"
+#include "rkt/defaults.h"
+
 #if RKT_WITH_CUDA
 #include <cuda_runtime_api.h>
 
@@ -55,7 +58,18 @@ void prepare_output_fingerprints() {
 #endif
 }
 
-void OutputFingerprints::enqueue(const std::vector<at::Tensor>& outputs, void* cuda_stream) {
+HashedBuffer hashed_buffer(const TensorView& view) {
+  if (view.data == nullptr || view.device != Device::cuda || !view.is_contiguous()) return {};
+  return {view.data, static_cast<std::size_t>(view.numel()) * element_size(view.dtype), true};
+}
+
+std::vector<HashedBuffer> hashed_buffers(const std::vector<TensorView>& views) {
+  std::vector<HashedBuffer> buffers;
+  for (const TensorView& view : views) buffers.push_back(hashed_buffer(view));
+  return buffers;
+}
+
+void OutputFingerprints::enqueue(const std::vector<HashedBuffer>& outputs, void* cuda_stream) {
   if (outputs.size() > kMaxOutputs) {
     throw std::runtime_error("outputs final at return: " + std::to_string(outputs.size()) +
                              " outputs, more than the " + std::to_string(kMaxOutputs) +
@@ -65,7 +79,7 @@ void OutputFingerprints::enqueue(const std::vector<at::Tensor>& outputs, void* c
 #if RKT_WITH_CUDA
   bool any = false;
   for (std::size_t i = 0; i < outputs.size(); ++i) {
-    on_cuda_[i] = outputs[i].defined() && outputs[i].is_cuda() && outputs[i].is_contiguous();
+    on_cuda_[i] = outputs[i].on_cuda;
     any = any || on_cuda_[i];
   }
   if (!any) return;
@@ -74,8 +88,8 @@ void OutputFingerprints::enqueue(const std::vector<at::Tensor>& outputs, void* c
   cudaMemsetAsync(slots.device, 0, outputs.size() * sizeof(std::uint64_t), stream);
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     if (!on_cuda_[i]) continue;
-    const int status = enqueue_byte_hash(outputs[i].data_ptr(), outputs[i].nbytes(),
-                                         slots.device + i, cuda_stream);
+    const int status =
+        enqueue_byte_hash(outputs[i].data, outputs[i].bytes, slots.device + i, cuda_stream);
     if (status != 0) {
       throw std::runtime_error(std::string("outputs final at return: the hash kernel did not "
                                            "launch (") +
@@ -109,7 +123,7 @@ std::vector<std::uint64_t> OutputFingerprints::read(void* cuda_stream) {
   return hashes;
 }
 
-OutputChange outputs_changed_after_return(const std::vector<at::Tensor>& outputs,
+OutputChange outputs_changed_after_return(const std::vector<HashedBuffer>& outputs,
                                           const std::vector<std::uint64_t>& at_return,
                                           void* cuda_stream) {
   OutputFingerprints now;
@@ -126,6 +140,30 @@ OutputChange outputs_changed_after_return(const std::vector<at::Tensor>& outputs
                 "stream would have read it unfinished"};
   }
   return {};
+}
+
+FinalAtReturn check_outputs_final(const std::vector<std::uint64_t>& at_return,
+                                  OffStreamWorkTrace* trace,
+                                  const std::vector<HashedBuffer>& outputs, void* cuda_stream) {
+  FinalAtReturn verdict;
+  if (at_return.empty()) {
+    verdict.device_idle_at = std::chrono::steady_clock::now();
+    return verdict;
+  }
+  if (!synchronize_device_within(Device::cuda, defaults::kDeviceIdleAfterReturnSeconds,
+                                 &verdict.device_idle_at)) {
+    verdict.device_busy = true;
+    verdict.failure = device_busy_after_return_message(defaults::kDeviceIdleAfterReturnSeconds);
+    return verdict;
+  }
+  if (trace != nullptr) {
+    verdict.off_stream = trace->finish();
+    verdict.off_stream_untraced = trace->untraced_reason();
+  }
+  OutputChange change = outputs_changed_after_return(outputs, at_return, cuda_stream);
+  verdict.changed_output = change.output;
+  verdict.failure = std::move(change.message);
+  return verdict;
 }
 
 std::string device_busy_after_return_message(double seconds) {

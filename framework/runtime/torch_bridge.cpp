@@ -1,5 +1,7 @@
 #include "framework/runtime/torch_bridge.h"
 
+#include <ATen/ops/from_blob.h>
+
 #include <stdexcept>
 #include <string>
 
@@ -56,6 +58,25 @@ TensorView to_view(const at::Tensor& tensor) {
   view.dtype = to_dtype(tensor.scalar_type());
   view.device = to_device(tensor.device());
   return view;
+}
+
+at::Tensor tensor_over(const TensorView& view) {
+  return at::from_blob(
+      view.data, at::IntArrayRef(view.sizes, static_cast<std::size_t>(view.rank)),
+      at::IntArrayRef(view.strides, static_cast<std::size_t>(view.rank)),
+      at::TensorOptions().dtype(to_scalar_type(view.dtype)).device(to_torch_device(view.device)));
+}
+
+std::vector<HashedBuffer> hashed_buffers(const std::vector<at::Tensor>& tensors) {
+  std::vector<HashedBuffer> buffers;
+  for (const at::Tensor& tensor : tensors) {
+    if (tensor.defined() && tensor.is_cuda() && tensor.is_contiguous()) {
+      buffers.push_back({tensor.data_ptr(), tensor.nbytes(), true});
+    } else {
+      buffers.push_back({});
+    }
+  }
+  return buffers;
 }
 
 }  // namespace rkt

@@ -175,6 +175,7 @@ std::string encode(const DescribeReply& reply, std::uint64_t sequence) {
   out.u64(sequence);
   out.str(reply.sandbox);
   out.str(reply.load_error);
+  out.u32(reply.libtorch_loaded ? 1 : 0);
   out.u64(reply.kernels.size());
   for (const KernelDescription& kernel : reply.kernels) {
     out.str(kernel.task_id);
@@ -213,6 +214,7 @@ DescribeReply decode_describe_reply(const std::string& bytes, std::uint64_t expe
   DescribeReply reply;
   reply.sandbox = in.str();
   reply.load_error = in.str();
+  reply.libtorch_loaded = in.u32() != 0;
   for (std::uint64_t n = in.count(64); n > 0; --n) {
     KernelDescription kernel;
     kernel.task_id = in.str();

@@ -20,8 +20,9 @@ namespace rkt::wire {
 
 /// Bumped whenever a message's layout changes; judge and worker must agree.
 // 2: kernels carry their supported dims; 3: adopt; 4: declared alignment; 5: declared
-// accumulation precision; 6: the worker's mapping time; 7: its whole handling time.
-inline constexpr std::uint32_t kProtocolVersion = 8;
+// accumulation precision; 6: the worker's mapping time; 7: its whole handling time; 8: the
+// trace of work off the stream; 9: whether LibTorch is in the worker.
+inline constexpr std::uint32_t kProtocolVersion = 9;
 
 /// The first message a worker started with --library-from-socket receives (a worker started
 /// before its judge knew the library): this prefix, then the library's path. Nothing else of the
@@ -63,6 +64,9 @@ struct DescribeReply {
   std::string sandbox;
   /// Why the kernel library could not be loaded; empty on success.
   std::string load_error;
+  /// Whether LibTorch is in the worker: a library that needs it (it links LibTorch, or has a
+  /// tensor-form kernel) gets it; one that does not runs in a worker without it (kernel_calls.h).
+  bool libtorch_loaded = false;
 };
 
 /// A buffer the judge shares with the worker: a memfd (CPU; the descriptor travels with the

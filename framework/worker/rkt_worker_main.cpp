@@ -1,17 +1,20 @@
 // rkt-worker: the untrusted side of the trust boundary. The judge starts it with a clean
 // environment and one socket (descriptor 3); it loads one kernel library (named on its command
 // line, or by the first message when it was started before its judge knew it), readies the
-// devices, enters its sandbox and then serves requests. It links no judge code.
+// devices, enters its sandbox and then serves requests. It links no judge code, and no LibTorch:
+// LibTorch comes in only with a library that needs it, through the plugin of kernel_calls.h.
 #include <dlfcn.h>
+#include <limits.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <string>
 
-#include "framework/runtime/device_support.h"
-#include "framework/runtime/off_stream_work_trace.h"
 #include "framework/wire/worker_protocol.h"
+#include "framework/worker/call_steps.h"
+#include "framework/worker/kernel_calls.h"
 #include "framework/worker/sandbox.h"
 #include "framework/worker/worker_server.h"
 
@@ -39,6 +42,52 @@ rkt::wire::KernelDescription describe(const rkt::KernelSpec& kernel) {
   return description;
 }
 
+// Whether LibTorch is loaded in this process (by the kernel library, its dependencies or the
+// plugin): its core library, libc10, answers a no-load open.
+bool libtorch_in_process() {
+  void* c10 = dlopen("libc10.so", RTLD_NOW | RTLD_NOLOAD);
+  if (c10 == nullptr) return false;
+  dlclose(c10);
+  return true;
+}
+
+// The LibTorch plugin beside this executable, loaded with its symbols global (so that a kernel
+// library compiled against LibTorch's headers but not linked to it resolves against them), or
+// nullptr with `error` saying why.
+rkt::KernelCalls* load_torch_kernel_calls(std::string& error) {
+  char executable[PATH_MAX];
+  const ssize_t length = readlink("/proc/self/exe", executable, sizeof executable - 1);
+  if (length <= 0) {
+    error = "cannot find rkt-worker's own path (/proc/self/exe)";
+    return nullptr;
+  }
+  std::string path(executable, static_cast<std::size_t>(length));
+  path = path.substr(0, path.rfind('/') + 1) + rkt::kTorchKernelCallsPlugin;
+  void* plugin = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
+  if (plugin == nullptr) {
+    const char* why = dlerror();
+    error = "cannot load LibTorch's calls (" + path + "): " + (why ? why : "?");
+    return nullptr;
+  }
+  using Factory = rkt::KernelCalls* (*)();
+  const auto factory = reinterpret_cast<Factory>(dlsym(plugin, rkt::kTorchKernelCallsSymbol));
+  if (factory == nullptr) {
+    error = path + " has no " + rkt::kTorchKernelCallsSymbol;
+    return nullptr;
+  }
+  return factory();
+}
+
+// Whether `kernels` need LibTorch's calls: LibTorch came in with the library, or a kernel
+// returns tensors (tensor form).
+bool needs_libtorch(const std::vector<rkt::KernelSpec*>& kernels) {
+  if (libtorch_in_process()) return true;
+  for (const rkt::KernelSpec* kernel : kernels) {
+    if (kernel->returns_tensors()) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -63,8 +112,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (library_from_socket) {
-    // Started before its judge knew the library: the exec and LibTorch's loading are done; the
-    // library comes now, and everything after this is as for a worker started with --library.
+    // Started before its judge knew the library: the exec is done (LibTorch is not loaded: the
+    // judges that start workers ahead, rkt eval's and rkt serve's, judge libraries built from
+    // the light headers); the library comes now, and everything after this is as for a worker
+    // started with --library.
     rkt::wire::Datagram message;
     try {
       if (rkt::wire::receive_datagram(socket, -1, message) != rkt::wire::ReceiveStatus::received) return 0;
@@ -80,9 +131,22 @@ int main(int argc, char** argv) {
     library = message.bytes.substr(prefix.size());
   }
   rkt::WorkerState state;
+  rkt::KernelCalls* torch_calls = nullptr;
+  std::string torch_error;
   void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  std::string load_failure = handle == nullptr ? dlerror() : "";
+  if (handle == nullptr && torch_calls == nullptr &&
+      load_failure.find("undefined symbol") != std::string::npos) {
+    // A library compiled against LibTorch's headers (a tensor-form kernel) without linking it
+    // finds its symbols in LibTorch loaded globally.
+    torch_calls = load_torch_kernel_calls(torch_error);
+    if (torch_calls != nullptr) {
+      handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (handle == nullptr) load_failure = dlerror();
+    }
+  }
   if (handle == nullptr) {
-    state.description.load_error = std::string("could not load the kernel library: ") + dlerror();
+    state.description.load_error = "could not load the kernel library: " + load_failure;
   } else if (auto list = reinterpret_cast<KernelListFunction>(dlsym(handle, "rkt_kernel_library_kernels"))) {
     list(&state.kernels);
     for (const rkt::KernelSpec* kernel : state.kernels) {
@@ -91,25 +155,32 @@ int main(int argc, char** argv) {
   } else {
     state.description.load_error = library + " is not a kernel library (no rkt_kernel_library_kernels)";
   }
+  if (torch_calls == nullptr && needs_libtorch(state.kernels)) {
+    torch_calls = load_torch_kernel_calls(torch_error);
+    if (torch_calls == nullptr && state.description.load_error.empty()) {
+      state.description.load_error = "the kernel library needs LibTorch, but " + torch_error;
+      state.kernels.clear();
+      state.description.kernels.clear();
+    }
+  }
+  rkt::KernelCalls& calls = torch_calls != nullptr ? *torch_calls : rkt::light_kernel_calls();
   try {
-    rkt::prepare_devices(state.kernels);
+    calls.prepare_devices(state.kernels);
   } catch (const std::exception& error) {
     std::cerr << "rkt-worker: readying the devices failed: " << error.what() << "\n";
   }
-  // CUPTI reads /sys as it starts, which the sandbox hides: the escaped-work gate's trace
-  // (framework/runtime/off_stream_work_trace.h) is started once here. A failure is told in each
-  // traced call's reply, and the gate then reads the host's clock.
-  for (const rkt::KernelSpec* kernel : state.kernels) {
-    if (kernel->device() != rkt::Device::cuda || !rkt::device_available(rkt::Device::cuda)) continue;
-    if (const std::string why_not = rkt::prepare_off_stream_tracing(); !why_not.empty()) {
-      std::cerr << "rkt-worker: device work cannot be traced: " << why_not << "\n";
-    }
-    break;
-  }
   state.description.sandbox = rkt::enter_worker_sandbox(sandbox);
   state.description.sandbox += rkt::check_devices_in_sandbox(state.kernels);
+  // Nothing can be loaded once the sandbox is in place; a library that loaded LibTorch behind the
+  // check above (from a thread of its own) would run ATen operators no one observes.
+  state.description.libtorch_loaded = libtorch_in_process();
+  if (state.description.libtorch_loaded && torch_calls == nullptr) {
+    state.description.load_error = "the kernel library loaded LibTorch after it was loaded itself";
+    state.kernels.clear();
+    state.description.kernels.clear();
+  }
   try {
-    return rkt::serve_worker_requests(socket, state);
+    return rkt::serve_worker_requests(socket, state, calls);
   } catch (const rkt::wire::WireError& error) {
     std::cerr << "rkt-worker: protocol error: " << error.what() << "\n";
     return 3;

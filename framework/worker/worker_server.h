@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "framework/wire/worker_protocol.h"
+#include "framework/worker/kernel_calls.h"
 #include "rkt/registration.h"
 
 namespace rkt {
@@ -16,15 +17,8 @@ struct WorkerState {
   wire::DescribeReply description;
 };
 
-/// Serves requests on `socket` until the judge closes it. Returns the process's exit status.
-int serve_worker_requests(int socket, WorkerState& state);
-
-/// What no longer works on the devices once the sandbox is in place ("" when all does): checked
-/// with a cudaMallocAsync on the kernels' stream, since kernels use it for scratch.
-std::string check_devices_in_sandbox(const std::vector<KernelSpec*>& kernels);
-
-/// Readies what a kernel call needs before the sandbox closes the file system: the CUDA context
-/// and stream, the cache-flush buffers (sized from sysfs and the device).
-void prepare_devices(const std::vector<KernelSpec*>& kernels);
+/// Serves requests on `socket` with `calls` until the judge closes it. Returns the process's exit
+/// status.
+int serve_worker_requests(int socket, WorkerState& state, KernelCalls& calls);
 
 }  // namespace rkt

@@ -110,6 +110,13 @@ assert verdicts["eval_wrong_edge"] == "FAIL" and verdicts["eval_hang"] == "FAIL"
 assert not any(k.endswith(":eval_wrong_edge") for k in verdicts), verdicts
 assert verdicts["relu_compile_error"] == "FAIL", verdicts
 assert len(results["kernels"]) == len(records), (len(results["kernels"]), len(records))
+# The candidates are view-form kernels: each judged file's worker ran without LibTorch.
+import glob, os
+isolation = [json.load(open(path))["isolation"]
+             for path in glob.glob(os.path.join(os.path.dirname(sys.argv[2]), "libraries", "*", "results.json"))]
+assert len(isolation) >= 4, isolation
+assert all("no LibTorch in the worker" in text for text in isolation if "worker sandbox" in text), isolation
+assert any("no LibTorch in the worker" in text for text in isolation), isolation
 print(f"batch: {len(records)} records as expected")
 PY
 

@@ -1,0 +1,67 @@
+// The worker without LibTorch (framework/worker/kernel_calls.h): a library of view-form kernels
+// runs in a worker that never loads LibTorch; a library that links LibTorch, or that was compiled
+// against its headers and left its symbols undefined (a tensor-form source built by rkt eval),
+// gets LibTorch's calls. What the worker says is read from its description; its verdicts on the
+// CPU are the example suite's ctest cases and rkt eval's tests, which run in such workers.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "framework/isolation/worker_process.h"
+
+namespace rkt {
+namespace {
+
+WorkerLaunch worker_for(const std::string& library) {
+  WorkerLaunch launch;
+  launch.executable = RKT_WORKER_EXECUTABLE;
+  launch.library = library;
+  return launch;
+}
+
+bool describes(const wire::DescribeReply& description, const std::string& kernel_id) {
+  for (const wire::KernelDescription& kernel : description.kernels) {
+    if (kernel.kernel_id == kernel_id) return true;
+  }
+  return false;
+}
+
+TEST(LightWorker, AViewFormLibraryRunsWithoutLibTorch) {
+  WorkerProcess worker(worker_for(RKT_EXAMPLE_LIBRARY));
+  const wire::DescribeReply& description = worker.description();
+  EXPECT_EQ(description.load_error, "");
+  EXPECT_FALSE(description.kernels.empty());
+  EXPECT_FALSE(description.libtorch_loaded)
+      << "the example suite's kernels are view-form: nothing in the worker needs LibTorch";
+}
+
+TEST(LightWorker, ALibraryLinkedToLibTorchGetsIt) {
+  WorkerProcess worker(worker_for(RKT_ADVERSARIES_LIBRARY));
+  EXPECT_EQ(worker.description().load_error, "");
+  EXPECT_TRUE(worker.description().libtorch_loaded);
+}
+
+TEST(LightWorker, ATensorFormLibraryNotLinkedToLibTorchFindsItsSymbols) {
+  WorkerProcess worker(worker_for(RKT_UNLINKED_TENSOR_FORM_LIBRARY));
+  const wire::DescribeReply& description = worker.description();
+  EXPECT_EQ(description.load_error, "");
+  EXPECT_TRUE(description.libtorch_loaded);
+  EXPECT_TRUE(describes(description, "unlinked_tensor_form"));
+}
+
+TEST(LightWorker, AWorkerStartedAheadStaysLightForAViewFormLibrary) {
+  std::unique_ptr<WorkerProcess> worker = WorkerProcess::launch_awaiting_library(worker_for(""));
+  worker->give_library(RKT_EXAMPLE_LIBRARY);
+  EXPECT_EQ(worker->description().load_error, "");
+  EXPECT_FALSE(worker->description().libtorch_loaded);
+}
+
+TEST(LightWorker, AWorkerStartedAheadLoadsLibTorchForALibraryThatNeedsIt) {
+  std::unique_ptr<WorkerProcess> worker = WorkerProcess::launch_awaiting_library(worker_for(""));
+  worker->give_library(RKT_ADVERSARIES_LIBRARY);
+  EXPECT_EQ(worker->description().load_error, "");
+  EXPECT_TRUE(worker->description().libtorch_loaded);
+}
+
+}  // namespace
+}  // namespace rkt

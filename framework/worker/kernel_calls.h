@@ -23,8 +23,10 @@ struct CallArguments {
 class KernelCalls {
  public:
   virtual ~KernelCalls() = default;
-  /// Readies what calls need before the sandbox closes the file system: the CUDA context and
-  /// stream, the cache-flush buffers (sized from sysfs and the device), the hash slots, CUPTI.
+  /// Readies what calls need before the sandbox closes the file system: the CPU's cache size
+  /// (sysfs: without it the flush would fall back to 32 MiB and the judge's calibration, which
+  /// flushes the real size, would excuse hidden kernel time), the CUDA context and stream, the
+  /// device's flush buffer, the hash slots, CUPTI.
   virtual void prepare_devices(const std::vector<KernelSpec*>& kernels) = 0;
   /// One call (a `call` request), checked for outputs final at return; traced when asked.
   virtual wire::Reply call(const KernelSpec& kernel, const CallArguments& arguments,

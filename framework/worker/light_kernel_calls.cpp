@@ -7,6 +7,7 @@
 #include <chrono>
 #include <memory>
 
+#include "framework/runtime/cache_flush.h"
 #include "framework/runtime/cuda_runtime_device.h"
 #include "framework/runtime/default_memory_pool.h"
 #include "framework/runtime/off_stream_work_trace.h"
@@ -20,6 +21,7 @@ namespace {
 class LightKernelCalls : public KernelCalls {
  public:
   void prepare_devices(const std::vector<KernelSpec*>& kernels) override {
+    learn_cache_sizes();
     if (!uses_cuda_device(kernels)) return;
     LightStreamScope scope(Device::cuda);
     prepare_cuda_calls(scope);

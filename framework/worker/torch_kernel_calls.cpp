@@ -8,6 +8,7 @@
 #include <chrono>
 #include <memory>
 
+#include "framework/runtime/cache_flush.h"
 #include "framework/runtime/device_memory.h"
 #include "framework/runtime/device_support.h"
 #include "framework/runtime/kernel_execution.h"
@@ -56,6 +57,7 @@ class PreparedCall {
 class TorchKernelCalls : public KernelCalls {
  public:
   void prepare_devices(const std::vector<KernelSpec*>& kernels) override {
+    learn_cache_sizes();
     if (!uses_cuda_device(kernels) || !device_available(Device::cuda)) return;
     KernelStreamScope scope(Device::cuda);
     at::empty({1}, at::TensorOptions().device(at::kCUDA)).fill_(0);

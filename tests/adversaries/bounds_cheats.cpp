@@ -16,12 +16,20 @@ void relu_into(const float* in, float* out, std::int64_t n) {
   for (std::int64_t i = 0; i < n; ++i) out[i] = in[i] > 0 ? in[i] : 0.0f;
 }
 
+// A stray store that changes every byte of the element: the redzone's pattern is random, so a
+// fixed value (0.0f) matched one of its four bytes about one call in 64, and the message then
+// counted 3 changed bytes where the test names 4 (CI at 3b11ad1).
+void store_changing_every_byte(float* element) {
+  auto* bytes = reinterpret_cast<volatile unsigned char*>(element);
+  for (int b = 0; b < 4; ++b) bytes[b] = static_cast<unsigned char>(~bytes[b]);
+}
+
 // Writes one element past the end of its output (an off-by-one loop bound).
 void relu_writes_past_end(rkt::KernelCall& call) {
   const std::int64_t n = call.input(0).numel();
   float* out = call.output(0).data_as<float>();
   relu_into(call.input(0).data_as<const float>(), out, n);
-  out[n] = 0.0f;
+  store_changing_every_byte(out + n);
 }
 
 // Writes one element before the start of its output (a halo written at index -1).
@@ -29,7 +37,7 @@ void relu_writes_before_start(rkt::KernelCall& call) {
   const std::int64_t n = call.input(0).numel();
   float* out = call.output(0).data_as<float>();
   relu_into(call.input(0).data_as<const float>(), out, n);
-  out[-1] = 0.0f;
+  store_changing_every_byte(out - 1);
 }
 
 // Reads one element past the end of its input (a look-ahead that ignores the last element's

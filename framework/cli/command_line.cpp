@@ -205,6 +205,8 @@ Environment:
   RKT_AOTI_CACHE=DIR     where compiled-baseline packages live (default ~/.cache/rkt/aoti)
   RKT_GPU_WORKER_LENDING=0  on a GPU machine, each child judge starts its own worker (default:
                          the parent lends its worker, as on the CPU)
+  RKT_LIGHT_WORKER=0     every worker loads LibTorch (default: only for a kernel library that
+                         needs it; a library of view-form kernels runs in a worker without it)
 Benchmarks: samples until the median's relative noise is under %NOISE%%, at least %MIN_SAMPLES%
   samples, within %CUDA_BUDGET% ms of timed work on a GPU (%CPU_BUDGET% ms on the CPU); caches flushed and
   %INPUT_SETS% input sets rotated between samples; speedups with %CONFIDENCE%% bootstrap intervals.

@@ -20,6 +20,7 @@
 #include <sstream>
 #include <thread>
 
+#include "framework/base/environment_switch.h"
 #include "framework/base/phase_times.h"
 #include "rkt/defaults.h"
 
@@ -53,6 +54,7 @@ struct WorkerCommand {
       arguments.push_back(launch.library);
     }
     if (!launch.change_root) arguments.push_back("--no-chroot");
+    if (!on_unless_set_to_zero(kLightWorkerVariable)) arguments.push_back("--with-libtorch");
     for (const char* name : kInheritedVariables) {
       if (const char* value = std::getenv(name)) environment.push_back(std::string(name) + "=" + value);
     }

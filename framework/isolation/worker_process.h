@@ -24,6 +24,10 @@ struct WorkerFailure : std::runtime_error {
   int signal_number = 0;
 };
 
+/// "0" starts every worker with LibTorch's calls loaded (`rkt-worker --with-libtorch`), as before
+/// workers without LibTorch existed: to compare the two, or to set the light worker aside.
+inline constexpr const char* kLightWorkerVariable = "RKT_LIGHT_WORKER";
+
 struct WorkerLaunch {
   std::string executable;  ///< rkt-worker
   std::string library;     ///< The kernel library it loads.

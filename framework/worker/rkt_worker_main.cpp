@@ -95,12 +95,15 @@ int main(int argc, char** argv) {
   std::string library;
   bool library_from_socket = false;  // started ahead: the library's path is the first message
   rkt::SandboxOptions sandbox;
+  bool with_libtorch = false;  // LibTorch's calls whatever the library needs (RKT_LIGHT_WORKER=0)
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--socket" && i + 1 < argc) socket = std::atoi(argv[++i]);
     else if (arg == "--library" && i + 1 < argc) library = argv[++i];
     else if (arg == "--library-from-socket") library_from_socket = true;
     else if (arg == "--no-chroot") sandbox.change_root = false;
+    else if (arg == "--with-libtorch")
+      with_libtorch = true;
     else {
       std::cerr << "rkt-worker: unknown argument '" << arg << "' (started by rkt, not by hand)\n";
       return 2;
@@ -133,6 +136,7 @@ int main(int argc, char** argv) {
   rkt::WorkerState state;
   rkt::KernelCalls* torch_calls = nullptr;
   std::string torch_error;
+  if (with_libtorch) torch_calls = load_torch_kernel_calls(torch_error);
   void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   std::string load_failure = handle == nullptr ? dlerror() : "";
   if (handle == nullptr && torch_calls == nullptr &&

@@ -5,6 +5,7 @@
 // CPU are the example suite's ctest cases and rkt eval's tests, which run in such workers.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
 
 #include "framework/isolation/worker_process.h"
@@ -61,6 +62,14 @@ TEST(LightWorker, AWorkerStartedAheadLoadsLibTorchForALibraryThatNeedsIt) {
   worker->give_library(RKT_ADVERSARIES_LIBRARY);
   EXPECT_EQ(worker->description().load_error, "");
   EXPECT_TRUE(worker->description().libtorch_loaded);
+}
+
+TEST(LightWorker, LightWorkerZeroGivesEveryWorkerLibTorch) {
+  ::setenv(kLightWorkerVariable, "0", 1);
+  WorkerProcess worker(worker_for(RKT_EXAMPLE_LIBRARY));
+  ::unsetenv(kLightWorkerVariable);
+  EXPECT_EQ(worker.description().load_error, "");
+  EXPECT_TRUE(worker.description().libtorch_loaded);
 }
 
 }  // namespace

@@ -8,11 +8,22 @@
 set -uo pipefail
 prefix="$1" label="$2" interval="$3" log="$4"
 shift 4
-setsid "$@" > "$log" 2>&1 &
-pid=$!
-stop() { kill "-$1" -- "-$pid" 2> /dev/null; wait "$pid" 2> /dev/null; exit "$2"; }
+# The traps come first: a signal between the start and a trap set after it ended this script
+# alone and left the command running (CI, 2026-12-06: the heartbeat test's grandchild outlived it).
+# $! too: the signal may come between the start and `pid=$!`.
+pid=""
+stop() {
+  local command_pid="${pid:-$!}"
+  if [ -n "$command_pid" ]; then
+    kill "-$1" -- "-$command_pid" 2> /dev/null
+    wait "$command_pid" 2> /dev/null
+  fi
+  exit "$2"
+}
 trap 'stop TERM 143' TERM
 trap 'stop INT 130' INT
+setsid "$@" > "$log" 2>&1 &
+pid=$!
 start=$SECONDS
 elapsed() {
   local s=$((SECONDS - start))

@@ -91,8 +91,9 @@ struct LentWorker {
 
 /// Lends this judge's worker (started if there is none or it died) to the child processes
 /// started until return_worker: they adopt it instead of starting their own, which saves each
-/// one a worker start (LibTorch's load, the kernel library). Nothing is lent in the in-process
-/// mode, when no worker can be started, or on a machine with a CUDA device (not yet run there).
+/// one a worker start (the kernel library, and LibTorch's load where it needs it). Nothing is
+/// lent in the in-process mode, when no worker can be started, or on a machine with a CUDA
+/// device (not yet run there).
 LentWorker lend_worker();
 /// Whether lend_worker also starts the next worker ahead (the main job): once a lent worker has
 /// been replaced (a child died in a case, or a kernel's run ended abnormally), a spare loads
@@ -108,7 +109,7 @@ class WorkerProcess& current_worker();
 /// Forgets the worker after a failure: the next call starts a fresh one.
 void discard_worker();
 /// Forgets a worker that died, hung or lost its CUDA context in a call, and starts its
-/// replacement ahead (loading LibTorch while the judge records the failure and prepares the next
+/// replacement ahead (loading while the judge records the failure and prepares the next
 /// case). From then on this process keeps one replacement loading: a kernel that crashed once
 /// usually crashes again, and each crash would otherwise wait for a whole worker start.
 void discard_lost_worker();

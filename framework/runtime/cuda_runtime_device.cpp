@@ -47,7 +47,7 @@ bool cuda_device_visible() {
 #endif
 }
 
-void synchronize_device_directly(Device device) {
+void synchronize_device(Device device) {
 #if RKT_WITH_CUDA
   if (device == Device::cuda) check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
 #else

@@ -14,7 +14,7 @@ bool cuda_device_visible();
 
 /// Waits for all work on the device (every stream) with cudaDeviceSynchronize; throws on a CUDA
 /// error. No-op on the CPU.
-void synchronize_device_directly(Device device);
+void synchronize_device(Device device);
 
 /// Waits for all work on the device at most `seconds`: false when it is still busy then (the
 /// process should be given up: a thread stays blocked in the wait); throws on a CUDA error. True

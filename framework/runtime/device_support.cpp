@@ -96,12 +96,4 @@ void* current_cuda_stream(Device device) {
   return nullptr;
 }
 
-void synchronize_device(Device device) {
-#if RKT_WITH_CUDA
-  if (device == Device::cuda) c10::cuda::device_synchronize();
-#else
-  (void)device;
-#endif
-}
-
 }  // namespace rkt

@@ -38,7 +38,4 @@ class KernelStreamScope : public LightStreamScope {
 /// LibTorch's current CUDA stream (a cudaStream_t as void*) for `device`; nullptr on the CPU.
 void* current_cuda_stream(Device device);
 
-/// Waits for all work on the device (every stream); no-op on the CPU.
-void synchronize_device(Device device);
-
 }  // namespace rkt

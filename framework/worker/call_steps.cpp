@@ -42,10 +42,9 @@ wire::Reply cuda_call_reply(const FinalAtReturn& final_at_return,
   return reply;
 }
 
-wire::Reply measure_samples(
-    const KernelSpec& kernel, const wire::Request& request, std::size_t set_count,
-    LightStreamScope& scope, const std::function<void(std::size_t)>& call,
-    const std::function<std::vector<HashedBuffer>(std::size_t)>& outputs_of) {
+wire::Reply measure_samples(const KernelSpec& kernel, const wire::Request& request,
+                            const std::vector<CallArguments>& sets, LightStreamScope& scope,
+                            const std::function<void(std::size_t)>& call) {
   wire::Reply reply;
   const bool cuda = kernel.device() == Device::cuda;
   const auto start = std::chrono::steady_clock::now();
@@ -53,14 +52,14 @@ wire::Reply measure_samples(
     const double elapsed =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (elapsed >= request.warmup_milliseconds) break;
-    call(i % set_count);
+    call(i % sets.size());
     scope.synchronize();
   }
   // The last timed call's outputs are hashed in stream order behind it, outside its events.
   OutputFingerprints at_return;
   std::vector<HashedBuffer> last_outputs;
   for (std::uint32_t s = 0; s < request.samples; ++s) {
-    const std::size_t set = (request.first_set + s) % set_count;
+    const std::size_t set = (request.first_set + s) % sets.size();
     // Persistence first, then the flush: reset lines are normal lines, which the flush evicts.
     if (cuda && reset_l2_persistence_if_set(scope.stream())) reply.l2_persistence_reset = true;
     if (request.flush_caches) flush_caches(kernel.device(), scope.stream());
@@ -68,7 +67,7 @@ wire::Reply measure_samples(
     call(set);
     scope.mark_end();
     if (cuda && s + 1 == request.samples) {
-      last_outputs = outputs_of(set);
+      last_outputs = hashed_buffers(sets[set].outputs);
       at_return.enqueue(last_outputs, scope.stream());
     }
     reply.samples.push_back(scope.elapsed_milliseconds());

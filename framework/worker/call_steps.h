@@ -12,6 +12,7 @@
 #include "framework/runtime/cuda_runtime_device.h"
 #include "framework/runtime/outputs_final_at_return.h"
 #include "framework/wire/worker_protocol.h"
+#include "framework/worker/kernel_calls.h"
 #include "rkt/registration.h"
 
 namespace rkt {
@@ -32,13 +33,12 @@ wire::Reply cuda_call_reply(const FinalAtReturn& final_at_return,
 
 /// A measure request's timed loop on `scope`: warm-up calls for request.warmup_milliseconds, then
 /// request.samples timed calls, each after the L2 persistence reset and the cache flush asked
-/// for; on CUDA the last one's outputs are checked for being final at return (at the benchmark's
-/// size, where deferring work would pay). `call(i)` runs argument set i; `outputs_of(i)` is what
-/// a caller reads after it.
-wire::Reply measure_samples(
-    const KernelSpec& kernel, const wire::Request& request, std::size_t set_count,
-    LightStreamScope& scope, const std::function<void(std::size_t)>& call,
-    const std::function<std::vector<HashedBuffer>(std::size_t)>& outputs_of);
+/// for; on CUDA the last one's outputs (its set's preallocated outputs, what a caller reads) are
+/// checked for being final at return (at the benchmark's size, where deferring work would pay).
+/// `call(i)` runs argument set i of `sets`.
+wire::Reply measure_samples(const KernelSpec& kernel, const wire::Request& request,
+                            const std::vector<CallArguments>& sets, LightStreamScope& scope,
+                            const std::function<void(std::size_t)>& call);
 
 /// CUDA's set-up before the sandbox on `scope`'s stream: the flush buffer, the hash slots and
 /// kernel, the default memory pool (kernels' cudaMallocAsync scratch), the events, and CUPTI's

@@ -69,13 +69,12 @@ class LightKernelCalls : public KernelCalls {
       calls.push_back(std::make_unique<KernelCall>(arguments.inputs, arguments.outputs,
                                                    scope.stream(), nullptr));
     }
-    return measure_samples(
-        kernel, request, sets.size(), scope, [&](std::size_t i) { kernel.function()(*calls[i]); },
-        [&](std::size_t i) { return hashed_buffers(sets[i].outputs); });
+    return measure_samples(kernel, request, sets, scope,
+                           [&](std::size_t i) { kernel.function()(*calls[i]); });
   }
 
   void synchronize_devices() override {
-    if (cuda_device_visible()) synchronize_device_directly(Device::cuda);
+    if (cuda_device_visible()) synchronize_device(Device::cuda);
   }
 
   std::string describe_exception(const std::exception& error) const override {

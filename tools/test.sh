@@ -6,4 +6,10 @@ set -euo pipefail
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 "$repo_root/tools/bootstrap.sh"
 build_dir="${RKT_BUILD_DIR:-$repo_root/build}"
-exec ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" "$@"
+status=0
+ctest --test-dir "$build_dir" --output-on-failure -j "$(nproc)" "$@" || status=$?
+if [ "$status" -ne 0 ]; then
+  # Last, so that a log shown by its tail says which case failed and why.
+  "$repo_root/tools/ctest_failure_digest.sh" "$build_dir" || true
+fi
+exit "$status"

@@ -20,9 +20,10 @@ WorkerLaunch worker_for(const std::string& library) {
   return launch;
 }
 
-bool describes(const wire::DescribeReply& description, const std::string& kernel_id) {
+/// Whether the worker's description lists the kernel "task/kernel".
+bool describes(const wire::DescribeReply& description, const std::string& id) {
   for (const wire::KernelDescription& kernel : description.kernels) {
-    if (kernel.kernel_id == kernel_id) return true;
+    if (kernel.task_id + "/" + kernel.kernel_id == id) return true;
   }
   return false;
 }
@@ -36,6 +37,25 @@ TEST(LightWorker, AViewFormLibraryRunsWithoutLibTorch) {
       << "the example suite's kernels are view-form: nothing in the worker needs LibTorch";
 }
 
+TEST(LightWorker, TheShippedKernelsRunWithoutLibTorch) {
+  WorkerProcess worker(worker_for(RKT_SHIPPED_LIBRARY));
+  const wire::DescribeReply& description = worker.description();
+  EXPECT_EQ(description.load_error, "");
+  EXPECT_TRUE(describes(description, "relu/cpu_loops"));
+  EXPECT_FALSE(description.libtorch_loaded)
+      << "a kernel file under kernels/ includes LibTorch's headers: every `rkt test` and `rkt run` "
+         "worker of the shipped suite now loads LibTorch; tensor-form kernels belong in a suite "
+         "of their own (examples/tensor_form_kernel.cpp)";
+}
+
+TEST(LightWorker, TheTensorFormExampleGetsLibTorch) {
+  WorkerProcess worker(worker_for(RKT_TENSOR_FORM_EXAMPLE_LIBRARY));
+  const wire::DescribeReply& description = worker.description();
+  EXPECT_EQ(description.load_error, "");
+  EXPECT_TRUE(describes(description, "rmsnorm/cpu_aten_ops"));
+  EXPECT_TRUE(description.libtorch_loaded);
+}
+
 TEST(LightWorker, ALibraryLinkedToLibTorchGetsIt) {
   WorkerProcess worker(worker_for(RKT_ADVERSARIES_LIBRARY));
   EXPECT_EQ(worker.description().load_error, "");
@@ -47,7 +67,7 @@ TEST(LightWorker, ATensorFormLibraryNotLinkedToLibTorchFindsItsSymbols) {
   const wire::DescribeReply& description = worker.description();
   EXPECT_EQ(description.load_error, "");
   EXPECT_TRUE(description.libtorch_loaded);
-  EXPECT_TRUE(describes(description, "unlinked_tensor_form"));
+  EXPECT_TRUE(describes(description, "relu/unlinked_tensor_form"));
 }
 
 TEST(LightWorker, AWorkerStartedAheadStaysLightForAViewFormLibrary) {

@@ -4,7 +4,6 @@
 // (it must not call a whole RMSNorm op), computing in double and returning float32.
 
 #include <ATen/ATen.h>
-
 #include <rkt/torch_kernel.h>
 
 namespace {

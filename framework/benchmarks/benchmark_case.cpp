@@ -11,6 +11,8 @@
 #include "framework/base/phase_times.h"
 #include "framework/baselines/backward_baseline.h"
 #include "framework/baselines/compiled_baseline.h"
+#include "framework/benchmarks/fresh_values_check.h"
+#include "framework/benchmarks/kernel_call_set.h"
 #include "framework/cases/correctness_case.h"
 #include "framework/comparison/precision_emulation.h"
 #include "framework/dims/dim_resolution.h"
@@ -27,17 +29,6 @@
 #include "rkt/torch_kernel.h"
 
 namespace rkt {
-namespace {
-
-// One input set with the call that runs the kernel on it; outputs stay for spot checks.
-struct KernelCallSet {
-  PreparedCase prepared;
-  std::vector<at::Tensor> outputs;
-  detail::TorchKernelIO io;
-  std::unique_ptr<KernelCall> call;
-};
-
-}  // namespace
 
 std::vector<PreparedCase> prepare_benchmark_input_sets(const KernelSpec& kernel, const TaskSpec& task) {
   std::vector<PreparedCase> sets;
@@ -133,11 +124,6 @@ Measurement time_in_worker(const KernelSpec& kernel, std::vector<std::unique_ptr
         cross_check + ")");
   }
   return measured;
-}
-
-void call_kernel(const KernelSpec& kernel, KernelCallSet& set) {
-  kernel.function()(*set.call);
-  if (kernel.returns_tensors()) set.outputs = set.io.outputs;
 }
 
 // Sets LibTorch's float32 precision for a baseline; restores strict fp32 when destroyed.
@@ -236,16 +222,22 @@ Measurement time_kernel(const KernelSpec& kernel, const TaskSpec& declared_task)
   const ExclusiveDeviceLease lease(kernel.device());
   KernelStreamScope stream_scope(kernel.device());
   auto sets = make_call_sets(kernel, prepare_benchmark_input_sets(kernel, task), stream_scope.stream());
+  Measurement measured;
   if (runs_in_worker(kernel)) {
     std::string cross_check;
-    return time_in_worker(kernel, sets, cross_check);
+    measured = time_in_worker(kernel, sets, cross_check);
+  } else {
+    bool persistence_reset = false;
+    measured = measure(
+        kernel.device(), default_timing_options(kernel.device()),
+        [&](int) { prepare_sample(kernel, stream_scope.stream(), persistence_reset); },
+        [&](int i) { call_kernel(kernel, *sets[i % sets.size()]); });
+    if (persistence_reset) measured.stop_reason += "; " + std::string(kL2PersistenceNote);
   }
-  bool persistence_reset = false;
-  Measurement measured =
-      measure(kernel.device(), default_timing_options(kernel.device()),
-              [&](int) { prepare_sample(kernel, stream_scope.stream(), persistence_reset); },
-              [&](int i) { call_kernel(kernel, *sets[i % sets.size()]); });
-  if (persistence_reset) measured.stop_reason += "; " + std::string(kL2PersistenceNote);
+  // A time stands only for a kernel that computes when the values change (fresh_values_check.h).
+  const FreshValuesCheck fresh = check_fresh_values(kernel, task, sets, stream_scope);
+  if (fresh.failures > 0) throw std::runtime_error("timing refused: " + fresh.message);
+  if (fresh.loop_time_refused) throw std::runtime_error("timing refused: " + fresh.refusal);
   return measured;
 }
 
@@ -386,6 +378,18 @@ BenchmarkRecord benchmark_kernel(const KernelSpec& kernel, const TaskSpec& decla
         ++record.spot_check_failures;
         record.spot_check_message = outcome.message;
       }
+    }
+    // Then new values in the same buffers: the loop's outputs can be right without the kernel
+    // computing them (fresh_values_check.h). Spot checks too, in the record's counts.
+    // A reuse the outputs hide shows in the time of the first calls on new values: then the
+    // loop's time is the reuse's, and it fails the benchmark as a wrong output would.
+    const FreshValuesCheck fresh = check_fresh_values(kernel, task, sets, stream_scope);
+    record.spot_checks += fresh.checked;
+    record.spot_check_failures += fresh.failures;
+    if (fresh.failures > 0) record.spot_check_message = fresh.message;
+    if (fresh.loop_time_refused) {
+      ++record.spot_check_failures;
+      record.spot_check_message = fresh.refusal;
     }
 
     // Floor and roofline, at the matrix rate of the kernel's claim or, on a task stored in bf16

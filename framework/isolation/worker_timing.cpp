@@ -163,48 +163,81 @@ std::string check_request_times(double judge_ms, double claimed_ms, double empty
   return "";
 }
 
-Measurement measure_in_worker(const KernelSpec& kernel, const std::vector<SharedArguments>& sets,
-                              const TimingOptions& options, TimingCrossCheck& check,
-                              const std::string& calibration_cache) {
+namespace {
+
+// A measure request over `sets` (their shared buffers go to `buffers`), without samples yet.
+wire::Request measure_request(const KernelSpec& kernel, const std::vector<SharedArguments>& sets,
+                              std::vector<SharedLocationRef>& buffers) {
   wire::Request base;
   base.kind = wire::RequestKind::measure;
   base.kernel = worker_kernel_index(kernel);
-  std::vector<SharedLocationRef> buffers;
   for (const SharedArguments& set : sets) {
     wire::ArgumentSet arguments;
     for (const at::Tensor& input : set.inputs) arguments.inputs.push_back(reference_to(input, buffers));
     for (const at::Tensor& output : set.outputs) arguments.outputs.push_back(reference_to(output, buffers));
     base.sets.push_back(arguments);
   }
-  // Only the round trip is timed: freeing released buffers (cudaFree synchronises) is not part
-  // of the request's cost.
-  double round_trip_ms = 0;
-  const auto ask = [&](wire::Request request) {
-    request.released = take_released_buffers();
-    try {
-      WorkerProcess& worker = current_worker();
-      const auto sent = std::chrono::steady_clock::now();
-      wire::Reply reply = worker.ask(request, buffers, defaults::kWorkerReplyTimeoutSeconds);
-      round_trip_ms = milliseconds_since(sent);
-      if (reply.device_lost) discard_worker();
-      release_confirmed();
-      if (reply.not_final_at_return) {
-        throw_if_not_final(kernel.task_id(), reply.error, reply.not_final_output);
-      }
-      if (!reply.ok) throw std::runtime_error(reply.error);
-      check.l2_persistence_reset = check.l2_persistence_reset || reply.l2_persistence_reset;
-      if (reply.samples.size() != request.samples) {
-        throw std::runtime_error("the worker returned " + std::to_string(reply.samples.size()) +
-                                 " samples for " + std::to_string(request.samples) + " timed calls");
-      }
-      return reply;
-    } catch (const WorkerFailure&) {
-      discard_worker();
-      throw;
+  return base;
+}
+
+// Sends one measure request to this process's worker: its reply, checked for the samples it
+// owes; `round_trip_ms` gets the judge's wall time of the exchange (freeing released buffers,
+// where cudaFree synchronises, is not part of it). Throws what the worker said went wrong.
+wire::Reply ask_measure(const KernelSpec& kernel, wire::Request request,
+                        const std::vector<SharedLocationRef>& buffers, double& round_trip_ms,
+                        bool& l2_persistence_reset) {
+  request.released = take_released_buffers();
+  try {
+    WorkerProcess& worker = current_worker();
+    const auto sent = std::chrono::steady_clock::now();
+    wire::Reply reply = worker.ask(request, buffers, defaults::kWorkerReplyTimeoutSeconds);
+    round_trip_ms = milliseconds_since(sent);
+    if (reply.device_lost) discard_worker();
+    release_confirmed();
+    if (reply.not_final_at_return)
+      throw_if_not_final(kernel.task_id(), reply.error, reply.not_final_output);
+    if (!reply.ok) throw std::runtime_error(reply.error);
+    l2_persistence_reset = l2_persistence_reset || reply.l2_persistence_reset;
+    if (reply.samples.size() != request.samples) {
+      throw std::runtime_error("the worker returned " + std::to_string(reply.samples.size()) +
+                               " samples for " + std::to_string(request.samples) + " timed calls");
     }
+    return reply;
+  } catch (const WorkerFailure&) {
+    discard_worker();
+    throw;
+  }
+}
+
+}  // namespace
+
+int worker_samples_per_request(Device device) {
+  return device == Device::cuda ? defaults::kWorkerSamplesPerRequestCuda
+                                : defaults::kWorkerSamplesPerRequestCpu;
+}
+
+std::vector<double> timed_calls_in_worker(const KernelSpec& kernel,
+                                          const std::vector<SharedArguments>& sets,
+                                          std::uint32_t first_set, int samples) {
+  std::vector<SharedLocationRef> buffers;
+  wire::Request request = measure_request(kernel, sets, buffers);
+  request.samples = static_cast<std::uint32_t>(samples);
+  request.first_set = first_set;
+  double round_trip_ms = 0;
+  bool l2_persistence_reset = false;
+  return ask_measure(kernel, request, buffers, round_trip_ms, l2_persistence_reset).samples;
+}
+
+Measurement measure_in_worker(const KernelSpec& kernel, const std::vector<SharedArguments>& sets,
+                              const TimingOptions& options, TimingCrossCheck& check,
+                              const std::string& calibration_cache) {
+  std::vector<SharedLocationRef> buffers;
+  const wire::Request base = measure_request(kernel, sets, buffers);
+  double round_trip_ms = 0;
+  const auto ask = [&](const wire::Request& request) {
+    return ask_measure(kernel, request, buffers, round_trip_ms, check.l2_persistence_reset);
   };
-  const int batch = kernel.device() == Device::cuda ? defaults::kWorkerSamplesPerRequestCuda
-                                                    : defaults::kWorkerSamplesPerRequestCpu;
+  const int batch = worker_samples_per_request(kernel.device());
 
   wire::Request warmup = base;
   warmup.samples = 0;

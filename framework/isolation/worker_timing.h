@@ -6,6 +6,7 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -79,5 +80,15 @@ std::string excuse_by_load(double judge_ms, double claimed_ms, double empty_now_
 Measurement measure_in_worker(const KernelSpec& kernel, const std::vector<SharedArguments>& sets,
                               const TimingOptions& options, TimingCrossCheck& check,
                               const std::string& calibration_cache = "");
+
+/// [calls] How many timed calls one of measure_in_worker's requests makes on `device`.
+int worker_samples_per_request(Device device);
+
+/// One more request shaped as measure_in_worker's: `samples` timed calls over `sets` from
+/// `first_set` on (flushed caches, the same buffers), without warm-up or cross-check; returns the
+/// worker's claimed times [ms]. The benchmark's fresh-values check calls it after the loop.
+std::vector<double> timed_calls_in_worker(const KernelSpec& kernel,
+                                          const std::vector<SharedArguments>& sets,
+                                          std::uint32_t first_set, int samples);
 
 }  // namespace rkt

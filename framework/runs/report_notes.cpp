@@ -135,7 +135,7 @@ void add_kernel_notes(const KernelReport& kernel, std::vector<ReportNote>& notes
                      true});
   }
   if (bench.spot_check_failures > 0) {
-    notes.push_back({id, " timed calls gave wrong results: " + bench.spot_check_message, true});
+    notes.push_back({id, " timed calls failed their checks: " + bench.spot_check_message, true});
   }
 }
 

@@ -185,6 +185,25 @@ TEST(TimingCrossCheck, KernelThatSlowsTheWorkersClockIsRefused) {
   EXPECT_LT(reported_ms, 75) << "150 ms of work per call, reported as " << reported_ms << " ms";
 }
 
+TEST(FreshValuesCheck, RktBenchRefusesTimesOfKernelsThatReuseResults) {
+  // `rkt bench` runs the benchmark's fresh-values check too (fresh_values_check.h): a kernel that
+  // copies a saved result once it has seen its buffers 100 times has no time, isolated or not,
+  // and the entry names why; a kernel that reuses only on values it has seen, whose outputs are
+  // always right, is refused on the time of its first calls on new values.
+  for (const bool in_process : {false, true}) {
+    const auto [status, output] = bench_adversary("matmul/cheat_reuses_by_buffer", in_process);
+    EXPECT_EQ(status, 1) << output;
+    EXPECT_THAT(line_with(output, "matmul/cheat_reuses_by_buffer: timing refused"),
+                HasSubstr("after new values were drawn into its buffers"))
+        << output;
+  }
+  const auto [status, output] = bench_adversary("matmul/cheat_reuses_by_values", false);
+  EXPECT_EQ(status, 1) << output;
+  EXPECT_THAT(line_with(output, "matmul/cheat_reuses_by_values: timing refused"),
+              HasSubstr("on values it had not seen the kernel was slower"))
+      << output;
+}
+
 TEST(TimingCrossCheck, AWorkerBusyWhileTheJudgeCalibratesIsRefused) {
   // relu/hog_between_calls leaves a thread spinning in its worker: the judge's calibration (and
   // any re-measurement) would run on a loaded machine and allow more time than the kernel took.

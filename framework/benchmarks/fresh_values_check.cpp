@@ -1,0 +1,140 @@
+#include "framework/benchmarks/fresh_values_check.h"
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "framework/inputs/seeding.h"
+#include "framework/isolation/kernel_invocation.h"
+#include "framework/isolation/kernel_library.h"
+#include "framework/isolation/worker_timing.h"
+#include "framework/runtime/cache_flush.h"
+
+namespace rkt {
+namespace {
+
+// New values into every set's input buffers (the buffers the timed calls read: new buffers would
+// hand a cache keyed on them a miss), outputs poisoned.
+void draw_fresh_values(const KernelSpec& kernel, const TaskSpec& task,
+                       std::vector<std::unique_ptr<KernelCallSet>>& sets, int draw) {
+  for (std::size_t i = 0; i < sets.size(); ++i) {
+    KernelCallSet& set = *sets[i];
+    CaseInputs inputs;
+    inputs.dims = task.test_dims(kernel.device());
+    inputs.seed = case_seed(task.id() + "/benchmark_fresh_values_" + std::to_string(draw) + "_" +
+                            std::to_string(i));
+    inputs.distribution = "benchmark set " + std::to_string(i) + ", fresh values";
+    PreparedCase fresh = prepare_case(kernel, task, inputs);
+    for (std::size_t j = 0; j < fresh.device_inputs.size(); ++j) {
+      set.prepared.device_inputs[j].copy_(fresh.device_inputs[j]);
+    }
+    set.prepared.drawn_inputs = std::move(fresh.drawn_inputs);
+    for (const at::Tensor& output : set.outputs) poison_output(output);
+  }
+  synchronize_device(kernel.device());
+}
+
+// The times of one round of calls on fresh values [ms]: each set's first call, and its calls
+// after that on the same values.
+struct FreshValueTimes {
+  std::vector<double> first_calls, repeated_calls;
+};
+
+// Calls the kernel on every set as the timed loop does, rotating over the sets
+// (1 + kFreshValuesRepeats) times.
+FreshValueTimes time_fresh_values(const KernelSpec& kernel,
+                                  std::vector<std::unique_ptr<KernelCallSet>>& sets,
+                                  LightStreamScope& scope) {
+  const std::size_t rounds = 1 + kFreshValuesRepeats;
+  std::vector<double> times;
+  if (runs_in_worker(kernel)) {
+    std::vector<SharedArguments> arguments;
+    for (const auto& set : sets) arguments.push_back({set->prepared.device_inputs, set->outputs});
+    times = timed_calls_in_worker(kernel, arguments, 0, static_cast<int>(rounds * sets.size()));
+  } else {
+    for (std::size_t call = 0; call < rounds * sets.size(); ++call) {
+      flush_caches(kernel.device(), scope.stream());
+      scope.mark_start();
+      call_kernel(kernel, *sets[call % sets.size()]);
+      scope.mark_end();
+      times.push_back(scope.elapsed_milliseconds());
+    }
+    synchronize_device(kernel.device());
+  }
+  FreshValueTimes split;  // samples rotate from set 0: each set's first call comes first
+  split.first_calls.assign(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(sets.size()));
+  split.repeated_calls.assign(times.begin() + static_cast<std::ptrdiff_t>(sets.size()),
+                              times.end());
+  return split;
+}
+
+double median_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+// Judges every set's outputs against its current values' references.
+void judge_fresh_outputs(const KernelSpec& kernel, const TaskSpec& task,
+                         std::vector<std::unique_ptr<KernelCallSet>>& sets,
+                         FreshValuesCheck& check) {
+  for (std::size_t i = 0; i < sets.size(); ++i) {
+    KernelCallSet& set = *sets[i];
+    const CaseOutcome outcome =
+        judge_outputs(kernel, task,
+                      kernel.full_id() + " timed call on input set " + std::to_string(i) +
+                          " after new values were drawn into its buffers",
+                      set.prepared.drawn_inputs, set.prepared.signatures, set.outputs);
+    ++check.checked;
+    if (outcome.status != CaseStatus::failed) continue;
+    if (++check.failures == 1) {
+      check.message =
+          outcome.message +
+          " (after the timed loop the judge drew new values into the buffers the timed calls "
+          "had read and called the kernel on them as the loop did: its outputs are not those of "
+          "the values the buffers held, as when results are reused by buffer or by call count)";
+    }
+  }
+}
+
+}  // namespace
+
+FreshValuesCheck check_fresh_values(const KernelSpec& kernel, const TaskSpec& task,
+                                    std::vector<std::unique_ptr<KernelCallSet>>& sets,
+                                    LightStreamScope& scope) {
+  FreshValuesCheck check;
+  if (sets.empty()) return check;
+  const bool on_cuda = kernel.device() == Device::cuda;
+  const double slowdown_limit =
+      on_cuda ? kFreshValuesSlowdownLimitCuda : kFreshValuesSlowdownLimitCpu;
+  const double margin_ms = on_cuda ? kFreshValuesMarginMsCuda : kFreshValuesMarginMsCpu;
+  std::ostringstream draws;
+  for (int draw = 0; draw < kFreshValuesAttempts; ++draw) {
+    draw_fresh_values(kernel, task, sets, draw);
+    const FreshValueTimes times = time_fresh_values(kernel, sets, scope);
+    if (draw == 0) {
+      judge_fresh_outputs(kernel, task, sets, check);
+      if (check.failures > 0) return check;
+    }
+    const double first_ms = median_of(times.first_calls);
+    const double repeated_ms = median_of(times.repeated_calls);
+    const double limit_ms = std::max(slowdown_limit * repeated_ms, repeated_ms + margin_ms);
+    check.first_call_medians_ms.push_back(first_ms);
+    if (first_ms <= limit_ms) return check;
+    draws << (draw == 0 ? "" : "; ") << first_ms << " ms against " << repeated_ms << " ms";
+  }
+  check.loop_time_refused = true;
+  std::ostringstream refusal;
+  refusal << "on values it had not seen the kernel was slower than on the same values called "
+             "again: first calls against repeated calls, medians, "
+          << draws.str() << " in " << kFreshValuesAttempts << " draws of new values (at most "
+          << slowdown_limit << "x or " << margin_ms
+          << " ms more allowed): it reuses work done for values it has seen (a memo on the "
+             "inputs' values or buffers), so the timed loop, which calls it again and again on "
+             "the same values, does not time the kernel's work";
+  check.refusal = refusal.str();
+  return check;
+}
+
+}  // namespace rkt

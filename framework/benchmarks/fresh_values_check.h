@@ -1,0 +1,68 @@
+// The benchmark's fresh-values check. The timed loop calls the kernel many times on the same few
+// buffers, whose values never change: a kernel that computes its first calls and then keeps
+// what the buffers already hold, or copies a result it saved (results reused by pointer or by
+// call count, the known cheat 11), times as fast as a copy, and the spot checks of the loop's
+// last outputs pass. The integrity_replay case calls a kernel five times; a kernel that waits
+// for its sixth sighting of a buffer passes it. After the loop this check draws new values into
+// the very buffers the timed calls read, calls the kernel on them as the loop did, and judges the
+// outputs against the new values' references. A kernel that checks its inputs' values before
+// reusing (a memo on a sample of the values) computes these calls honestly and passes that: but
+// its first call on each set's new values then takes what computing takes, and the loop's calls
+// much less. The check calls each set again on its new values and refuses the loop's time when
+// the first calls are slower than the calls after them, which ran under the same load. A reuse
+// that waits for more than kFreshValuesRepeats calls on the same values is not seen by the time
+// comparison (the loop calls each set hundreds of times: a draw of new values inside the loop,
+// every few calls, would close that; not built).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "framework/benchmarks/kernel_call_set.h"
+#include "framework/runtime/cuda_runtime_device.h"
+#include "rkt/task.h"
+
+namespace rkt {
+
+/// Calls on each set after its first on the same fresh values: what the first calls are
+/// compared with.
+inline constexpr int kFreshValuesRepeats = 8;  // [calls per set]
+/// The first calls on fresh values may take at most this many times the repeated calls ...
+inline constexpr double kFreshValuesSlowdownLimitCuda = 1.5;  // [x repeated calls' median]
+/// (A CPU learns the branches of values it is called on again and again: the honest
+/// rkb_mnist_conv_relu_pool_backward/cpu_loops took 1.7-1.9x longer on its first calls, in 3 of
+/// 3 draws on the 2-core machine; matmul/cheat_reuses_by_values 2.4-3.5x.)
+inline constexpr double kFreshValuesSlowdownLimitCpu = 2.2;  // [x repeated calls' median]
+/// ... or this much more (a few samples' noise: a launch, a cold page), whichever is larger.
+inline constexpr double kFreshValuesMarginMsCuda = 0.01;  // [ms]
+inline constexpr double kFreshValuesMarginMsCpu = 0.005;  // [ms]
+/// Draws of fresh values before slow first calls refuse the time: an honest kernel slowed once
+/// by a loaded machine passes the next draw; a kernel that reuses results is slow on each.
+inline constexpr int kFreshValuesAttempts = 3;  // [draws]
+
+struct FreshValuesCheck {
+  int checked = 0;      ///< [sets] judged after the fresh values' calls
+  int failures = 0;     ///< [sets] whose outputs were wrong for the values the buffers held
+  std::string message;  ///< the first failure's, with what the check did
+  /// [ms] per draw: the median of the kernel's first call on each set's fresh values
+  std::vector<double> first_call_medians_ms;
+  /// Every draw's first calls were slower than the repeated calls allow: the loop's time is
+  /// refused.
+  bool loop_time_refused = false;
+  std::string refusal;  ///< why, with the times
+};
+
+/// Draws new values (a seed of their own, the benchmark's distribution and dims) into every
+/// set's input buffers in place, poisons the outputs, then calls the kernel on every set: in a
+/// worker as one more request shaped as the timed loop's (flushed caches, rotating sets: from
+/// the kernel's side a request like the others), in process once per set after the same
+/// preparation as a timed sample, timed on `scope` (the kernel's stream); 1 + kFreshValuesRepeats
+/// calls per set. Judges every set's outputs (after the first draw) against the references of
+/// its new values, and compares the median of the first calls with that of the repeated ones
+/// (up to kFreshValuesAttempts draws while the first calls are too slow).
+FreshValuesCheck check_fresh_values(const KernelSpec& kernel, const TaskSpec& task,
+                                    std::vector<std::unique_ptr<KernelCallSet>>& sets,
+                                    LightStreamScope& scope);
+
+}  // namespace rkt

@@ -101,6 +101,13 @@ void prepare_sample(const KernelSpec& kernel, void* cuda_stream, bool& persisten
   flush_caches(kernel.device(), cuda_stream);
 }
 
+// The timed loop's times were refused (a forged clock, or a machine too loaded to tell): the
+// checks of the loop's outputs and the fresh-values check still run, and their failure, which
+// needs no time to stand, is the verdict that counts.
+struct LoopTimeRefused : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // Times the kernel in its worker; the times stand only if the judge's clock explains them.
 // `cross_check` gets what the cross-check saw, and a note when the kernel set L2 persistence.
 Measurement time_in_worker(const KernelSpec& kernel, std::vector<std::unique_ptr<KernelCallSet>>& sets,
@@ -113,11 +120,11 @@ Measurement time_in_worker(const KernelSpec& kernel, std::vector<std::unique_ptr
   cross_check = check.describe();
   if (check.l2_persistence_reset) measured.stop_reason += "; " + std::string(kL2PersistenceNote);
   if (check.forged()) {
-    throw std::runtime_error("timing refused: the worker's times are not what the judge's clock "
+    throw LoopTimeRefused("timing refused: the worker's times are not what the judge's clock "
                              "measured (" + cross_check + ")");
   }
   if (check.load_dominated()) {
-    throw std::runtime_error(
+    throw LoopTimeRefused(
         "timing refused: most requests were explained only by the machine's "
         "load, which would hide a forged clock as well; run it on a quieter "
         "machine (" +
@@ -223,9 +230,14 @@ Measurement time_kernel(const KernelSpec& kernel, const TaskSpec& declared_task)
   KernelStreamScope stream_scope(kernel.device());
   auto sets = make_call_sets(kernel, prepare_benchmark_input_sets(kernel, task), stream_scope.stream());
   Measurement measured;
+  std::string loop_refusal;
   if (runs_in_worker(kernel)) {
     std::string cross_check;
-    measured = time_in_worker(kernel, sets, cross_check);
+    try {
+      measured = time_in_worker(kernel, sets, cross_check);
+    } catch (const LoopTimeRefused& refused) {
+      loop_refusal = refused.what();
+    }
   } else {
     bool persistence_reset = false;
     measured = measure(
@@ -238,6 +250,7 @@ Measurement time_kernel(const KernelSpec& kernel, const TaskSpec& declared_task)
   const FreshValuesCheck fresh = check_fresh_values(kernel, task, sets, stream_scope);
   if (fresh.failures > 0) throw std::runtime_error("timing refused: " + fresh.message);
   if (fresh.loop_time_refused) throw std::runtime_error("timing refused: " + fresh.refusal);
+  if (!loop_refusal.empty()) throw std::runtime_error(loop_refusal);
   return measured;
 }
 
@@ -350,12 +363,19 @@ BenchmarkRecord benchmark_kernel(const KernelSpec& kernel, const TaskSpec& decla
 
     std::string cross_check;
     bool persistence_reset = false;
-    Measurement kernel_time =
-        runs_in_worker(kernel)
-            ? time_in_worker(kernel, sets, cross_check, calibration_cache)
-            : measure(kernel.device(), default_timing_options(kernel.device()),
-                      [&](int) { prepare_sample(kernel, stream_scope.stream(), persistence_reset); },
-                      [&](int i) { call_kernel(kernel, *sets[i % sets.size()]); });
+    std::string loop_refusal;
+    Measurement kernel_time;
+    if (runs_in_worker(kernel)) {
+      try {
+        kernel_time = time_in_worker(kernel, sets, cross_check, calibration_cache);
+      } catch (const LoopTimeRefused& refused) {
+        loop_refusal = refused.what();
+      }
+    } else {
+      kernel_time = measure(kernel.device(), default_timing_options(kernel.device()),
+                            [&](int) { prepare_sample(kernel, stream_scope.stream(), persistence_reset); },
+                            [&](int i) { call_kernel(kernel, *sets[i % sets.size()]); });
+    }
     stream_scope.synchronize();
     if (persistence_reset) kernel_time.stop_reason += "; " + std::string(kL2PersistenceNote);
     record.time = kernel_time.summary;
@@ -390,6 +410,10 @@ BenchmarkRecord benchmark_kernel(const KernelSpec& kernel, const TaskSpec& decla
     if (fresh.loop_time_refused) {
       ++record.spot_check_failures;
       record.spot_check_message = fresh.refusal;
+    }
+    if (!loop_refusal.empty()) {  // the checks above stand; the time does not
+      record.problem = "benchmark failed: " + loop_refusal;
+      return record;
     }
 
     // Floor and roofline, at the matrix rate of the kernel's claim or, on a task stored in bf16

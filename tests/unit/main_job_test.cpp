@@ -140,18 +140,20 @@ TEST(MainJob, FailsKernelsThatReuseResultsInTheTimedLoop) {
     ADD_FAILURE() << id << " is not in the report";
     return KernelReport{};
   };
-  // The honest kernel's time can be refused for the machine's load (CI's two cores under
-  // ctest -j2: see BenchmarksAKernelThatPassesAgainstItsBaselines); then the job runs again,
-  // twice at most. Its fresh-values check never fails it.
-  const auto honest_refused_for_load = [&] {
-    const BenchmarkRecord& honest =
-        kernel_named(read_run_results(out + "/results.json"), "matmul/plan_cache_by_buffer")
-            .benchmark;
-    return !honest.measured &&
-           (honest.problem.find("not explained by the machine's load") != std::string::npos ||
-            honest.problem.find("explained only by the machine's load") != std::string::npos);
+  // The loop's time can be refused for the machine's load (CI's two cores under ctest -j2: see
+  // BenchmarksAKernelThatPassesAgainstItsBaselines). The checks of the loop's outputs and the
+  // fresh-values check run all the same, and their failures fail the kernel: a cheat is caught
+  // on a loaded machine too. Only the honest kernel's time is worth a second try, twice at most.
+  const auto refused_for_load = [](const BenchmarkRecord& benchmark) {
+    return !benchmark.measured &&
+           (benchmark.problem.find("not explained by the machine's load") != std::string::npos ||
+            benchmark.problem.find("explained only by the machine's load") != std::string::npos);
   };
-  for (int again = 0; again < 2 && honest_refused_for_load(); ++again) {
+  for (int again = 0;
+       again < 2 &&
+       refused_for_load(
+           kernel_named(read_run_results(out + "/results.json"), "matmul/plan_cache_by_buffer").benchmark);
+       ++again) {
     std::cout
         << "note: the honest kernel's timing was refused for this machine's load; running again\n";
     EXPECT_NE(run_main_job(kernels, out), 0);
@@ -163,20 +165,25 @@ TEST(MainJob, FailsKernelsThatReuseResultsInTheTimedLoop) {
     EXPECT_EQ(cases.count("passed"), static_cast<int>(cases.cases.size()))
         << id << ": every case passes";
   }
-  const BenchmarkRecord by_buffer = kernel_named(report, "matmul/cheat_reuses_by_buffer").benchmark;
-  EXPECT_TRUE(by_buffer.measured) << by_buffer.problem;
-  EXPECT_GT(by_buffer.spot_check_failures, 0);
-  EXPECT_THAT(by_buffer.spot_check_message,
+  const KernelReport by_buffer = kernel_named(report, "matmul/cheat_reuses_by_buffer");
+  EXPECT_EQ(by_buffer.verdict(), "FAIL") << by_buffer.benchmark.problem;
+  EXPECT_GT(by_buffer.benchmark.spot_check_failures, 0);
+  EXPECT_THAT(by_buffer.benchmark.spot_check_message,
               HasSubstr("after new values were drawn into its buffers"));
-  const BenchmarkRecord by_values = kernel_named(report, "matmul/cheat_reuses_by_values").benchmark;
-  EXPECT_TRUE(by_values.measured) << by_values.problem;
-  EXPECT_EQ(by_values.spot_check_failures, 1) << by_values.spot_check_message;
-  EXPECT_THAT(by_values.spot_check_message,
+  const KernelReport by_values = kernel_named(report, "matmul/cheat_reuses_by_values");
+  EXPECT_EQ(by_values.verdict(), "FAIL") << by_values.benchmark.problem;
+  EXPECT_EQ(by_values.benchmark.spot_check_failures, 1) << by_values.benchmark.spot_check_message;
+  EXPECT_THAT(by_values.benchmark.spot_check_message,
               HasSubstr("on values it had not seen the kernel was slower"));
-  const BenchmarkRecord honest = kernel_named(report, "matmul/plan_cache_by_buffer").benchmark;
-  EXPECT_TRUE(honest.measured) << honest.problem;
-  EXPECT_GT(honest.spot_checks, 0);
-  EXPECT_EQ(honest.spot_check_failures, 0) << honest.spot_check_message;
+  const KernelReport honest = kernel_named(report, "matmul/plan_cache_by_buffer");
+  EXPECT_EQ(honest.verdict(), "pass");
+  EXPECT_GT(honest.benchmark.spot_checks, 0);
+  EXPECT_EQ(honest.benchmark.spot_check_failures, 0) << honest.benchmark.spot_check_message;
+  if (!honest.benchmark.measured) {
+    EXPECT_TRUE(refused_for_load(honest.benchmark)) << honest.benchmark.problem;
+    std::cout << "note: the honest kernel's time was refused for this machine's load three times; "
+                 "its fresh-values check ran and passed\n";
+  }
   EXPECT_THAT(read(out + "/report.md"), HasSubstr("timed calls failed their checks"));
 }
 

@@ -91,6 +91,45 @@ print(f"{len(cases)} cases in {elapsed} s: 1 hung, {len(rest)} not run")
 PY
 checked=$((checked + 1))
 
+# The same kernel with the case timeout at its default (300 s): its worker, which does not answer
+# within RKT_WORKER_REPLY_TIMEOUT, is killed and the case fails; the kernel's other cases are
+# not run either (each would wait as long: at the default 120 s, 17 cases took 34 min).
+start=$(date +%s)
+set +e
+RKT_WORKER_REPLY_TIMEOUT=2 "$suite" test --kernel "$kernel" --json > worker_hung.json 2> worker_hung.err
+code=$?
+set -e
+elapsed=$(($(date +%s) - start))
+[ "$code" = 1 ] || { cat worker_hung.err; fail "the hanging kernel's run with a short worker reply timeout exited $code, expected 1"; }
+"$python" - worker_hung.json "$elapsed" <<'PY' || { cat worker_hung.json; fail "a kernel whose worker hung did not fail fast"; }
+import json, sys
+cases = json.load(open(sys.argv[1]))["cases"]
+elapsed = int(sys.argv[2])
+hung = [c for c in cases if c["status"] != "skipped"]
+# Cases that run beside each other may each have been under way when the first hang ended.
+assert 1 <= len(hung) <= 3, hung
+assert all(c["status"] == "failed" and "did not answer within 2 s (hung)" in c["message"] for c in hung), hung
+rest = [c for c in cases if c["status"] == "skipped"]
+assert len(rest) >= 10, len(rest)
+reasons = {c["message"].split(" hung after ")[0] for c in rest}
+assert reasons <= {f"not run: {c['case']}" for c in hung}, reasons
+assert all(" hung after 2 s (the kernel's worker did not answer" in c["message"] for c in rest), rest
+assert elapsed < 60, f"{len(cases)} cases took {elapsed} s at a 2 s worker reply timeout"
+print(f"{len(cases)} cases in {elapsed} s: {len(hung)} hung in the worker, {len(rest)} not run")
+PY
+checked=$((checked + 1))
+
+# A malformed reply timeout is named, not taken for the default.
+set +e
+RKT_WORKER_REPLY_TIMEOUT=soon "$suite" test --kernel "$kernel" --filter '*.correctness_x1' --json \
+  > bad_timeout.json 2> bad_timeout.err
+code=$?
+set -e
+[ "$code" != 0 ] || fail "RKT_WORKER_REPLY_TIMEOUT=soon was accepted"
+grep -q "RKT_WORKER_REPLY_TIMEOUT='soon'" bad_timeout.json bad_timeout.err \
+  || { cat bad_timeout.json bad_timeout.err; fail "RKT_WORKER_REPLY_TIMEOUT=soon is not named"; }
+checked=$((checked + 1))
+
 # A hidden case that hangs: no dims, no seed, nothing in the message.
 printf 'scale 2\n' > hidden_suite.txt
 set +e

@@ -207,6 +207,8 @@ Environment:
                          the parent lends its worker, as on the CPU)
   RKT_LIGHT_WORKER=0     every worker loads LibTorch (default: only for a kernel library that
                          needs it; a library of view-form kernels runs in a worker without it)
+  RKT_WORKER_REPLY_TIMEOUT=S  a kernel call unanswered for S seconds kills its worker as hung;
+                         the case fails and the kernel's later cases are not run (default %WORKER_REPLY_TIMEOUT%)
 Benchmarks: samples until the median's relative noise is under %NOISE%%, at least %MIN_SAMPLES%
   samples, within %CUDA_BUDGET% ms of timed work on a GPU (%CPU_BUDGET% ms on the CPU); caches flushed and
   %INPUT_SETS% input sets rotated between samples; speedups with %CONFIDENCE%% bootstrap intervals.
@@ -224,6 +226,7 @@ std::string usage() {
   };
   replace("%TIMEOUT%", std::to_string(defaults::kKernelProcessTimeoutSeconds));
   replace("%CTEST_TIMEOUT%", std::to_string(defaults::kCtestCaseTimeoutSeconds));
+  replace("%WORKER_REPLY_TIMEOUT%", std::to_string(defaults::kWorkerReplyTimeoutSeconds));
   replace("%JUNIT_FILE%", kDefaultJunitFile);
   replace("%EVAL_CACHE_VARIABLE%", eval_defaults::kCacheVariable);
   replace("%EVAL_CACHE%", eval_defaults::kCacheFolderUnderHome);

@@ -14,6 +14,7 @@
 #include "framework/base/start_ahead_switch.h"
 #include "framework/isolation/call_trace.h"
 #include "framework/isolation/shared_tensors.h"
+#include "framework/isolation/worker_hangs.h"
 #include "framework/isolation/worker_process.h"
 #include "framework/runtime/device_support.h"
 #include "framework/runtime/torch_bridge.h"
@@ -391,8 +392,10 @@ KernelRun invoke_in_worker(const KernelSpec& kernel, const std::vector<at::Tenso
   wire::Reply reply;
   const auto asked = Clock::now();
   try {
-    reply = current_worker().ask(request, buffers, defaults::kWorkerReplyTimeoutSeconds);
-  } catch (const WorkerFailure&) {
+    reply = current_worker().ask(request, buffers, worker_reply_timeout_seconds());
+  } catch (const WorkerFailure& failure) {
+    if (failure.hung_after_seconds > 0)
+      note_worker_hung(kernel.full_id(), failure.hung_after_seconds);
     discard_lost_worker();
     throw;
   }
@@ -435,12 +438,14 @@ void synchronize_kernel_device(const KernelSpec& kernel) {
   request.kind = wire::RequestKind::synchronize;
   request.released = take_released_buffers();
   try {
-    const wire::Reply reply = current_worker().ask(request, {}, defaults::kWorkerReplyTimeoutSeconds);
+    const wire::Reply reply = current_worker().ask(request, {}, worker_reply_timeout_seconds());
     if (reply.device_lost) {
       discard_lost_worker();
       throw std::runtime_error(reply.error);
     }
-  } catch (const WorkerFailure&) {
+  } catch (const WorkerFailure& failure) {
+    if (failure.hung_after_seconds > 0)
+      note_worker_hung(kernel.full_id(), failure.hung_after_seconds);
     discard_lost_worker();
     throw;
   }

@@ -18,6 +18,7 @@
 #include <optional>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
 #include "framework/base/environment_switch.h"
@@ -325,12 +326,24 @@ std::string WorkerProcess::how_it_ended() {
   return "exited with status " + std::to_string(WEXITSTATUS(status));
 }
 
-void WorkerProcess::fail(const std::string& what) {
+int worker_reply_timeout_seconds() {
+  const char* text = std::getenv(kWorkerReplyTimeoutVariable);
+  if (text == nullptr || *text == '\0') return defaults::kWorkerReplyTimeoutSeconds;
+  char* end = nullptr;
+  const long seconds = std::strtol(text, &end, 10);
+  if (*end != '\0' || seconds < 1 || seconds > 86400) {
+    throw std::invalid_argument(std::string(kWorkerReplyTimeoutVariable) + "='" + text +
+                                "' is not a whole number of seconds from 1 to 86400");
+  }
+  return static_cast<int>(seconds);
+}
+
+void WorkerProcess::fail(const std::string& what, int hung_after_seconds) {
   std::string message = "the worker process " + what;
   if (pid_ > 0) message += "; it " + how_it_ended();
   if (socket_ >= 0) close(socket_);
   socket_ = -1;
-  throw WorkerFailure(message, ended_by_signal_);
+  throw WorkerFailure(message, ended_by_signal_, hung_after_seconds);
 }
 
 wire::Reply WorkerProcess::ask(wire::Request request, const std::vector<SharedLocationRef>& buffers,
@@ -359,7 +372,7 @@ wire::Reply WorkerProcess::ask(wire::Request request, const std::vector<SharedLo
   }
   for (int fd : answer.fds) close(fd);
   if (status == wire::ReceiveStatus::timed_out) {
-    fail("did not answer within " + std::to_string(timeout_seconds) + " s (hung)");
+    fail("did not answer within " + std::to_string(timeout_seconds) + " s (hung)", timeout_seconds);
   }
   if (status == wire::ReceiveStatus::closed) fail("ended during the request");
   wire::Reply reply;

@@ -18,15 +18,26 @@ namespace rkt {
 /// The worker crashed, hung, exited, or broke the protocol. The message says which and when;
 /// the worker is gone and the next request starts a fresh one.
 struct WorkerFailure : std::runtime_error {
-  explicit WorkerFailure(const std::string& message, int signal = 0)
-      : std::runtime_error(message), signal_number(signal) {}
+  explicit WorkerFailure(const std::string& message, int signal = 0, int hung_after = 0)
+      : std::runtime_error(message), signal_number(signal), hung_after_seconds(hung_after) {}
   /// The signal that ended the worker (SIGSEGV for a fault), or 0.
   int signal_number = 0;
+  /// [s] The worker did not answer a request this long and was killed as hung; 0 otherwise.
+  int hung_after_seconds = 0;
 };
 
 /// "0" starts every worker with LibTorch's calls loaded (`rkt-worker --with-libtorch`), as before
 /// workers without LibTorch existed: to compare the two, or to set the light worker aside.
 inline constexpr const char* kLightWorkerVariable = "RKT_LIGHT_WORKER";
+
+/// Overrides kWorkerReplyTimeoutSeconds: a whole number of seconds, at least 1.
+inline constexpr const char* kWorkerReplyTimeoutVariable = "RKT_WORKER_REPLY_TIMEOUT";
+
+/// [s] How long a worker may take to answer a call before it is killed as hung:
+/// RKT_WORKER_REPLY_TIMEOUT, or kWorkerReplyTimeoutSeconds when unset. Throws
+/// std::invalid_argument naming the variable when it is set to anything but a positive whole
+/// number.
+int worker_reply_timeout_seconds();
 
 struct WorkerLaunch {
   std::string executable;  ///< rkt-worker
@@ -100,7 +111,7 @@ class WorkerProcess {
   WorkerProcess() = default;
   void launch_process(const WorkerLaunch& launch);  ///< socketpair, fork and execve
   void describe_after_start();  ///< the first describe request, within the start-up timeout
-  [[noreturn]] void fail(const std::string& what);
+  [[noreturn]] void fail(const std::string& what, int hung_after_seconds = 0);
   std::string how_it_ended();
 
   pid_t pid_ = -1;

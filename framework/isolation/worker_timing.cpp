@@ -190,7 +190,7 @@ wire::Reply ask_measure(const KernelSpec& kernel, wire::Request request,
   try {
     WorkerProcess& worker = current_worker();
     const auto sent = std::chrono::steady_clock::now();
-    wire::Reply reply = worker.ask(request, buffers, defaults::kWorkerReplyTimeoutSeconds);
+    wire::Reply reply = worker.ask(request, buffers, worker_reply_timeout_seconds());
     round_trip_ms = milliseconds_since(sent);
     if (reply.device_lost) discard_worker();
     release_confirmed();

@@ -9,6 +9,7 @@
 #include "framework/benchmarks/benchmark_files.h"
 #include "framework/cases/case_announcement.h"
 #include "framework/cases/case_catalog.h"
+#include "framework/isolation/worker_hangs.h"
 #include "framework/runtime/device_memory.h"
 #include "framework/supervision/case_records_json.h"
 #include "framework/supervision/cases_beside.h"
@@ -121,13 +122,23 @@ void register_gtest_cases() {
       // same GPU waits for it, and it waits for that judge; a case that measures a time holds it
       // alone, as a benchmark does (framework/timing/device_lease.h).
       std::function<CaseOutcome()> run = [inner = kernel_case.run, device = kernel->device(),
-                                          timed = kernel_case.timed]() -> CaseOutcome {
-        if (timed) {
-          const ExclusiveDeviceLease lease(device);
-          return inner();
+                                          timed = kernel_case.timed, kernel_id = kernel->full_id(),
+                                          case_name = kernel_case.name]() -> CaseOutcome {
+        // A kernel whose worker hung in an earlier case would hang here too, after as long.
+        if (const auto hang = worker_hang_of(kernel_id)) {
+          return {CaseStatus::skipped, not_run_after_hang(*hang)};
         }
-        const SharedDeviceLease lease(device);
-        return inner();
+        const auto leased = [&] {
+          if (timed) {
+            const ExclusiveDeviceLease lease(device);
+            return inner();
+          }
+          const SharedDeviceLease lease(device);
+          return inner();
+        };
+        const CaseOutcome outcome = leased();
+        name_case_that_hung(kernel_id, case_name);
+        return outcome;
       };
       if (kernel_case.runs_beside) {
         const std::string full_name = kernel_case.suite + "." + kernel_case.name;

@@ -108,9 +108,11 @@ inline constexpr int kBenchmarkProcessTimeoutSeconds = 900;  // [s]
 inline constexpr int kCaseHeartbeatSeconds = 30;  // [s]
 
 // ---- Isolation (docs/threat_model.md, "The trust boundary") ----------------------------------
-/// A worker that has not answered a request this long is killed as hung; the case fails and a
-/// fresh worker runs the next one. Shorter than the process timeout, so the judge says which
-/// kernel hung rather than being killed itself.
+/// A worker that has not answered a request this long is killed as hung; the case fails, the
+/// kernel's other cases are not run (framework/isolation/worker_hangs.h) and a fresh worker runs
+/// the next kernel's. Shorter than the process timeout, so the judge says which kernel hung
+/// rather than being killed itself. RKT_WORKER_REPLY_TIMEOUT (seconds) overrides it: longer for a
+/// kernel whose one call takes minutes, shorter for a quick loop.
 inline constexpr int kWorkerReplyTimeoutSeconds = 120;  // [s]
 /// After a CUDA call's own stream has completed, the whole device must be idle within this long:
 /// work still running then (a persistent kernel, a side stream left spinning) is work the call

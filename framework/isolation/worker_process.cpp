@@ -1,5 +1,6 @@
 #include "framework/isolation/worker_process.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -287,6 +288,24 @@ double WorkerProcess::cpu_milliseconds() const {
   unsigned long long user_ticks = 0, system_ticks = 0;
   if (!(fields >> user_ticks >> system_ticks)) return -1;
   return 1e3 * static_cast<double>(user_ticks + system_ticks) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
+double WorkerProcess::runnable_milliseconds() const {
+  const std::string tasks = "/proc/" + std::to_string(pid_) + "/task";
+  DIR* folder = ::opendir(tasks.c_str());
+  if (folder == nullptr) return -1;
+  unsigned long long runnable_ns = 0;
+  bool read_any = false;
+  while (const dirent* entry = ::readdir(folder)) {
+    if (entry->d_name[0] == '.') continue;
+    std::ifstream schedstat(tasks + "/" + entry->d_name + "/schedstat");
+    unsigned long long on_processor_ns = 0, waiting_ns = 0;
+    if (!(schedstat >> on_processor_ns >> waiting_ns)) continue;  // a thread that just ended
+    runnable_ns += on_processor_ns + waiting_ns;
+    read_any = true;
+  }
+  ::closedir(folder);
+  return read_any ? static_cast<double>(runnable_ns) / 1e6 : -1;
 }
 
 std::string WorkerProcess::how_it_ended() {

@@ -107,6 +107,12 @@ class WorkerProcess {
   /// /proc/<pid>/stat, in clock ticks); -1 when it cannot be read.
   double cpu_milliseconds() const;
 
+  /// [ms] How long the worker's live threads have been runnable so far: on a processor or
+  /// waiting in a run queue for one (the first two fields of /proc/<pid>/task/*/schedstat); -1
+  /// when unreadable. On a loaded machine a spinning thread gets little processor time, but it
+  /// is runnable all along: a thread that is idle is neither.
+  double runnable_milliseconds() const;
+
  private:
   WorkerProcess() = default;
   void launch_process(const WorkerLaunch& launch);  ///< socketpair, fork and execve

@@ -34,6 +34,29 @@ double milliseconds_since(std::chrono::steady_clock::time_point start) {
 
 // [ms] The most processor time an idle worker may show in `wall_ms` (the clock ticks allow for
 // the resolution of /proc/<pid>/stat).
+// What a worker had done by a moment: its processor time and its runnable time [ms].
+struct WorkerActivity {
+  double processor_ms = -1;
+  double runnable_ms = -1;
+};
+
+WorkerActivity activity_of(const WorkerProcess& worker) {
+  return {worker.cpu_milliseconds(), worker.runnable_milliseconds()};
+}
+
+// [ms] How busy the worker was between two readings: the larger of its processor time and its
+// runnable time (a thread that ended meanwhile leaves the runnable sum; the processor time keeps
+// it); -1 when neither can be read.
+double busy_ms_between(const WorkerActivity& before, const WorkerActivity& after) {
+  double busy_ms = -1;
+  if (before.processor_ms >= 0 && after.processor_ms >= 0)
+    busy_ms = after.processor_ms - before.processor_ms;
+  if (before.runnable_ms >= 0 && after.runnable_ms >= 0) {
+    busy_ms = std::max(busy_ms, after.runnable_ms - before.runnable_ms);
+  }
+  return busy_ms;
+}
+
 double worker_idle_limit_ms(double wall_ms) {
   const double clock_tick_ms = 1e3 / static_cast<double>(::sysconf(_SC_CLK_TCK));
   return defaults::kTimingLoadCheckWorkerBusyFraction * wall_ms +
@@ -112,14 +135,14 @@ std::string excuse_by_load(double judge_ms, double claimed_ms, double empty_now_
   const double idle_limit_ms = worker_idle_limit_ms(watched_ms);
   std::ostringstream why;
   if (worker_busy_ms < 0 || worker_busy_ms > idle_limit_ms) {
-    why << "the worker was not idle while the judge re-measured the machine's load (it used ";
+    why << "the worker was not idle while the judge re-measured the machine's load (it was "
+           "runnable, on a processor or waiting for one, ";
     if (worker_busy_ms < 0) {
-      why << "an unreadable amount of";
+      why << "for an unreadable time";
     } else {
-      why << worker_busy_ms << " ms of";
+      why << worker_busy_ms << " ms";
     }
-    why << " processor time in " << watched_ms << " ms; at most " << idle_limit_ms
-        << " ms is idle)";
+    why << " in " << watched_ms << " ms; at most " << idle_limit_ms << " ms is idle)";
     return why.str();
   }
   const std::string still = check_request_times(judge_ms, claimed_ms, empty_now_ms, samples);
@@ -250,14 +273,12 @@ Measurement measure_in_worker(const KernelSpec& kernel, const std::vector<Shared
   // the calibration is refused.
   {
     WorkerProcess& worker = current_worker();
-    const double worker_before_ms = worker.cpu_milliseconds();
+    const WorkerActivity worker_before = activity_of(worker);
     const auto calibration_start = std::chrono::steady_clock::now();
     check.empty_request_ms = judge_empty_request_ms(kernel.device(), batch, calibration_cache);
     if (kernel.device() == Device::cpu) watch_at_least_the_minimum(calibration_start);
     const double calibration_ms = milliseconds_since(calibration_start);
-    const double worker_after_ms = worker.cpu_milliseconds();
-    const double busy_ms =
-        worker_before_ms < 0 || worker_after_ms < 0 ? -1 : worker_after_ms - worker_before_ms;
+    const double busy_ms = busy_ms_between(worker_before, activity_of(worker));
     const double idle_limit_ms = worker_idle_limit_ms(calibration_ms);
     // On a GPU the calibration is the device's flush, which a worker's processor time does not
     // slow (and the check has not been run on the H200 yet): CPU kernels only, like the excuse.
@@ -271,8 +292,9 @@ Measurement measure_in_worker(const KernelSpec& kernel, const std::vector<Shared
       discard_worker();
       throw std::runtime_error(
           "timing refused: the worker was not idle while the judge calibrated the timing "
-          "cross-check (it used " + (busy_ms < 0 ? std::string("an unreadable amount of") : std::to_string(busy_ms) + " ms of") +
-          " processor time in " + std::to_string(calibration_ms) + " ms; at most " +
+          "cross-check (it was runnable, on a processor or waiting for one, " +
+          (busy_ms < 0 ? std::string("for an unreadable time") : std::to_string(busy_ms) + " ms") +
+          " in " + std::to_string(calibration_ms) + " ms; at most " +
           std::to_string(idle_limit_ms) + " ms is idle)");
     }
   }
@@ -312,14 +334,12 @@ Measurement measure_in_worker(const KernelSpec& kernel, const std::vector<Shared
       // to inflate the re-measurement is not excused. (On a GPU the flush is a small part of a
       // request, and the judge could not see a worker's kernels slowing its own: no excuse.)
       WorkerProcess& worker = current_worker();
-      const double worker_before_ms = worker.cpu_milliseconds();
+      const WorkerActivity worker_before = activity_of(worker);
       const auto watch_start = std::chrono::steady_clock::now();
       const double empty_now_ms = judge_empty_request_now_ms(kernel.device(), batch);
       watch_at_least_the_minimum(watch_start);
       const double watched_ms = milliseconds_since(watch_start);
-      const double worker_after_ms = worker.cpu_milliseconds();
-      const double worker_busy_ms =
-          worker_before_ms < 0 || worker_after_ms < 0 ? -1 : worker_after_ms - worker_before_ms;
+      const double worker_busy_ms = busy_ms_between(worker_before, activity_of(worker));
       const std::string not_excused =
           excuse_by_load(judge_ms, claimed_ms, empty_now_ms, worker_busy_ms, watched_ms, batch);
       worker_seen_busy = worker_seen_busy || worker_busy_ms < 0 ||

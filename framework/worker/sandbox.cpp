@@ -97,6 +97,22 @@ std::vector<sock_filter> seccomp_program(pid_t self) {
     add(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<__u32>(number), 0, 1));
     add(refuse);
   }
+  // No process of its own: a child would escape the judge's watch of the worker (its processor
+  // time is not the worker's), could keep running after the worker is killed, and would keep
+  // every shared buffer it inherited mapped. Threads stay allowed: clone with CLONE_THREAD;
+  // clone3, whose flags a filter cannot read, answers ENOSYS, and glibc then creates threads
+  // with clone.
+  add(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_fork, 0, 1));
+  add(refuse);
+  add(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_vfork, 0, 1));
+  add(refuse);
+  add(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone3, 0, 1));
+  add(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA)));
+  add(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 0, 4));
+  add(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, args[0])));  // the flags' low word
+  add(BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_THREAD, 0, 1));
+  add(allow);
+  add(refuse);
   // kill(pid, sig) and tgkill(tgid, tid, sig): only this process (glibc's abort and raise use
   // them on itself). tkill(tid, sig) cannot name a process: refused.
   add(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_tkill, 0, 1));
@@ -152,8 +168,9 @@ std::string enter_worker_sandbox(const SandboxOptions& options) {
   std::vector<sock_filter> program = seccomp_program(getpid());
   sock_fprog filter{static_cast<unsigned short>(program.size()), program.data()};
   if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &filter) == 0) {
-    holds.push_back("seccomp filter (ptrace, process_vm_*, signals to others, exec, sockets, "
-                    "namespaces refused)");
+    holds.push_back(
+        "seccomp filter (ptrace, process_vm_*, signals to others, exec, sockets, "
+        "namespaces, processes of its own refused)");
   } else {
     missing.push_back(errno_text("seccomp"));
   }

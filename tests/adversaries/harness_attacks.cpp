@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -128,6 +129,30 @@ bool read_parent_memory() {
   return false;
 }
 
+// Has a process of its own do the work: a child that computes relu into the shared outputs
+// (the judge sees only the worker's processor time, and a child outlives a killed worker).
+// Correct only if it could start one, with fork or with clone as fork (not as a thread).
+bool compute_in_a_child(rkt::KernelCall& call) {
+  for (const bool with_clone : {false, true}) {
+    const pid_t child =
+        with_clone ? static_cast<pid_t>(syscall(SYS_clone, SIGCHLD, nullptr, nullptr, nullptr, 0))
+                   : fork();
+    if (child < 0) continue;
+    if (child == 0) {
+      write_relu(call);
+      _exit(0);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  }
+  return false;
+}
+
+void spawn_a_helper_process(rkt::KernelCall& call) {
+  if (!compute_in_a_child(call)) write_zeros(call);
+}
+
 void read_judge_memory(rkt::KernelCall& call) {
   if (read_parent_memory()) {
     write_relu(call);
@@ -196,6 +221,10 @@ ROBUST_KERNEL_TEST(relu, read_secret_seed, read_secret_seed)
     .describe("correct only if it can read RKT_SECRET_SEED from any process's environment");
 ROBUST_KERNEL_TEST(relu, read_judge_memory, read_judge_memory)
     .describe("correct only if it can ptrace or read the memory of its parent process");
+ROBUST_KERNEL_TEST(relu, spawn_a_helper_process, spawn_a_helper_process)
+    .describe(
+        "correct only if it can start a process of its own (fork, or clone without "
+        "CLONE_THREAD) to compute in");
 ROBUST_KERNEL_TEST(relu, signal_the_judge, signal_the_judge)
     .describe("sends SIGSTOP and SIGKILL to its parent, then computes honestly");
 ROBUST_KERNEL_TEST(relu, forge_worker_replies, forge_worker_replies)

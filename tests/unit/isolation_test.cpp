@@ -74,6 +74,19 @@ TEST(Isolation, JudgeMemoryIsOutOfReach) {
   expect_case_status(isolated, "relu/read_judge_memory.correctness_x1", "failed");
 }
 
+TEST(Isolation, AWorkerCannotStartProcessesOfItsOwn) {
+  // A child of the worker would escape the judge's watch of the worker's processor time and
+  // outlive it; threads (relu/hog_between_calls starts one) stay allowed.
+  // (Before the sandbox refused them, the child's relu reached the judge through the shared
+  // outputs and the case passed. In-process there is no sandbox, but the child's writes land in
+  // its own copy of the judge's memory: no comparison there.)
+  const auto isolated = run_isolated("relu/spawn_a_helper_process.correctness_x1");
+  expect_case_status(isolated, "relu/spawn_a_helper_process.correctness_x1", "failed");
+  EXPECT_THAT(case_message(isolated, "relu/spawn_a_helper_process.correctness_x1"),
+              HasSubstr("outside atol"))
+      << "the kernel wrote zeros, having no child to compute in";
+}
+
 TEST(Isolation, SignalsToTheJudgeAreRefusedAndEveryVerdictIsKept) {
   const auto cases = run_isolated("relu/signal_the_judge.*");
   for (const char* name : kCorrectness) {

@@ -149,13 +149,18 @@ TEST(MainJob, FailsKernelsThatReuseResultsInTheTimedLoop) {
            (benchmark.problem.find("not explained by the machine's load") != std::string::npos ||
             benchmark.problem.find("explained only by the machine's load") != std::string::npos);
   };
-  for (int again = 0;
-       again < 2 &&
-       refused_for_load(
-           kernel_named(read_run_results(out + "/results.json"), "matmul/plan_cache_by_buffer").benchmark);
-       ++again) {
-    std::cout
-        << "note: the honest kernel's timing was refused for this machine's load; running again\n";
+  // The cheat that reuses only on values it has seen is caught on time alone, which a loaded
+  // machine blurs (CI at 473ac51: its first calls were not 2.2x its repeated ones, and its loop's
+  // time was refused for the load): a run where it or the honest kernel was refused for the load
+  // is tried again too.
+  const auto any_refused_for_load = [&] {
+    const RunReport report = read_run_results(out + "/results.json");
+    return refused_for_load(kernel_named(report, "matmul/plan_cache_by_buffer").benchmark) ||
+           refused_for_load(kernel_named(report, "matmul/cheat_reuses_by_values").benchmark) ||
+           refused_for_load(kernel_named(report, "matmul/cheat_reuses_by_buffer").benchmark);
+  };
+  for (int again = 0; again < 2 && any_refused_for_load(); ++again) {
+    std::cout << "note: a timing was refused for this machine's load; running again\n";
     EXPECT_NE(run_main_job(kernels, out), 0);
   }
   const RunReport report = read_run_results(out + "/results.json");
@@ -165,16 +170,29 @@ TEST(MainJob, FailsKernelsThatReuseResultsInTheTimedLoop) {
     EXPECT_EQ(cases.count("passed"), static_cast<int>(cases.cases.size()))
         << id << ": every case passes";
   }
+  // Never scored: caught, or (a loaded machine, three runs in a row) its loop's time refused by
+  // the cross-check before its 100th call on the same buffers, so that it never reused.
   const KernelReport by_buffer = kernel_named(report, "matmul/cheat_reuses_by_buffer");
-  EXPECT_EQ(by_buffer.verdict(), "FAIL") << by_buffer.benchmark.problem;
-  EXPECT_GT(by_buffer.benchmark.spot_check_failures, 0);
-  EXPECT_THAT(by_buffer.benchmark.spot_check_message,
-              HasSubstr("after new values were drawn into its buffers"));
+  if (by_buffer.benchmark.spot_check_failures == 0 && refused_for_load(by_buffer.benchmark)) {
+    std::cout << "note: matmul/cheat_reuses_by_buffer's loop was refused for this machine's load "
+                 "three times: not scored\n";
+  } else {
+    EXPECT_EQ(by_buffer.verdict(), "FAIL") << by_buffer.benchmark.problem;
+    EXPECT_GT(by_buffer.benchmark.spot_check_failures, 0);
+    EXPECT_THAT(by_buffer.benchmark.spot_check_message,
+                HasSubstr("after new values were drawn into its buffers"));
+  }
+  // Never scored: caught, or (a loaded machine, three runs in a row) its time refused for the load.
   const KernelReport by_values = kernel_named(report, "matmul/cheat_reuses_by_values");
-  EXPECT_EQ(by_values.verdict(), "FAIL") << by_values.benchmark.problem;
-  EXPECT_EQ(by_values.benchmark.spot_check_failures, 1) << by_values.benchmark.spot_check_message;
-  EXPECT_THAT(by_values.benchmark.spot_check_message,
-              HasSubstr("on values it had not seen the kernel was slower"));
+  if (by_values.benchmark.spot_check_failures == 0 && refused_for_load(by_values.benchmark)) {
+    std::cout << "note: matmul/cheat_reuses_by_values's time was refused for this machine's load "
+                 "three times, and its first calls were not slow enough to catch it: not scored\n";
+  } else {
+    EXPECT_EQ(by_values.verdict(), "FAIL") << by_values.benchmark.problem;
+    EXPECT_EQ(by_values.benchmark.spot_check_failures, 1) << by_values.benchmark.spot_check_message;
+    EXPECT_THAT(by_values.benchmark.spot_check_message,
+                HasSubstr("on values it had not seen the kernel was slower"));
+  }
   const KernelReport honest = kernel_named(report, "matmul/plan_cache_by_buffer");
   EXPECT_EQ(honest.verdict(), "pass");
   EXPECT_GT(honest.benchmark.spot_checks, 0);
@@ -184,7 +202,13 @@ TEST(MainJob, FailsKernelsThatReuseResultsInTheTimedLoop) {
     std::cout << "note: the honest kernel's time was refused for this machine's load three times; "
                  "its fresh-values check ran and passed\n";
   }
-  EXPECT_THAT(read(out + "/report.md"), HasSubstr("timed calls failed their checks"));
+  for (const KernelReport& kernel : {by_buffer, by_values}) {
+    EXPECT_FALSE(kernel.benchmark.measured && kernel.benchmark.spot_check_failures == 0)
+        << kernel.full_id() << " was scored";
+  }
+  if (by_buffer.benchmark.spot_check_failures + by_values.benchmark.spot_check_failures > 0) {
+    EXPECT_THAT(read(out + "/report.md"), HasSubstr("timed calls failed their checks"));
+  }
 }
 
 }  // namespace

@@ -244,7 +244,9 @@ TEST(FreshValuesCheck, RktBenchRefusesTimesOfKernelsThatReuseResults) {
                 << "'s loop time was refused by the cross-check on this "
                 << "machine's load\n";
     }
-    if (!refused_by_cross_check(refusal)) EXPECT_THAT(refusal, HasSubstr(expected.caught_by));
+    if (!refused_by_cross_check(refusal)) {
+      EXPECT_THAT(refusal, HasSubstr(expected.caught_by));
+    }
   }
 }
 

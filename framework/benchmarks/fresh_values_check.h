@@ -29,11 +29,11 @@ namespace rkt {
 /// compared with.
 inline constexpr int kFreshValuesRepeats = 8;  // [calls per set]
 /// The first calls on fresh values may take at most this many times the repeated calls ...
-inline constexpr double kFreshValuesSlowdownLimitCuda = 1.5;  // [x repeated calls' median]
+inline constexpr double kFreshValuesSlowdownLimitCuda = 1.5;  // [x the fastest repeated call]
 /// (A CPU learns the branches of values it is called on again and again: the honest
 /// rkb_mnist_conv_relu_pool_backward/cpu_loops took 1.7-1.9x longer on its first calls, in 3 of
 /// 3 draws on the 2-core machine; matmul/cheat_reuses_by_values 2.4-3.5x.)
-inline constexpr double kFreshValuesSlowdownLimitCpu = 2.2;  // [x repeated calls' median]
+inline constexpr double kFreshValuesSlowdownLimitCpu = 2.2;  // [x the fastest repeated call]
 /// ... or this much more (a few samples' noise: a launch, a cold page), whichever is larger.
 inline constexpr double kFreshValuesMarginMsCuda = 0.01;  // [ms]
 inline constexpr double kFreshValuesMarginMsCpu = 0.005;  // [ms]
@@ -45,8 +45,8 @@ struct FreshValuesCheck {
   int checked = 0;      ///< [sets] judged after the fresh values' calls
   int failures = 0;     ///< [sets] whose outputs were wrong for the values the buffers held
   std::string message;  ///< the first failure's, with what the check did
-  /// [ms] per draw: the median of the kernel's first call on each set's fresh values
-  std::vector<double> first_call_medians_ms;
+  /// [ms] per draw: the fastest of the kernel's first calls on each set's fresh values
+  std::vector<double> fastest_first_calls_ms;
   /// Every draw's first calls were slower than the repeated calls allow: the loop's time is
   /// refused.
   bool loop_time_refused = false;
@@ -59,7 +59,7 @@ struct FreshValuesCheck {
 /// the kernel's side a request like the others), in process once per set after the same
 /// preparation as a timed sample, timed on `scope` (the kernel's stream); 1 + kFreshValuesRepeats
 /// calls per set. Judges every set's outputs (after the first draw) against the references of
-/// its new values, and compares the median of the first calls with that of the repeated ones
+/// its new values, and compares the fastest first call with the fastest repeated one
 /// (up to kFreshValuesAttempts draws while the first calls are too slow).
 FreshValuesCheck check_fresh_values(const KernelSpec& kernel, const TaskSpec& task,
                                     std::vector<std::unique_ptr<KernelCallSet>>& sets,

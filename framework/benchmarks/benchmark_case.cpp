@@ -133,6 +133,30 @@ Measurement time_in_worker(const KernelSpec& kernel, std::vector<std::unique_ptr
   return measured;
 }
 
+// The timed loop over `sets`, in the kernel's worker or in process. A time the cross-check
+// refuses leaves `loop_refusal` saying why (the sets' outputs are still the last timed calls',
+// for the checks that follow); `cross_check` gets what the cross-check saw.
+Measurement time_the_loop(const KernelSpec& kernel,
+                          std::vector<std::unique_ptr<KernelCallSet>>& sets,
+                          KernelStreamScope& stream_scope, std::string& cross_check,
+                          std::string& loop_refusal, const std::string& calibration_cache = "") {
+  if (runs_in_worker(kernel)) {
+    try {
+      return time_in_worker(kernel, sets, cross_check, calibration_cache);
+    } catch (const LoopTimeRefused& refused) {
+      loop_refusal = refused.what();
+      return {};
+    }
+  }
+  bool persistence_reset = false;
+  Measurement measured = measure(
+      kernel.device(), default_timing_options(kernel.device()),
+      [&](int) { prepare_sample(kernel, stream_scope.stream(), persistence_reset); },
+      [&](int i) { call_kernel(kernel, *sets[i % sets.size()]); });
+  if (persistence_reset) measured.stop_reason += "; " + std::string(kL2PersistenceNote);
+  return measured;
+}
+
 // Sets LibTorch's float32 precision for a baseline; restores strict fp32 when destroyed.
 class BaselinePrecision {
  public:
@@ -229,23 +253,8 @@ Measurement time_kernel(const KernelSpec& kernel, const TaskSpec& declared_task)
   const ExclusiveDeviceLease lease(kernel.device());
   KernelStreamScope stream_scope(kernel.device());
   auto sets = make_call_sets(kernel, prepare_benchmark_input_sets(kernel, task), stream_scope.stream());
-  Measurement measured;
-  std::string loop_refusal;
-  if (runs_in_worker(kernel)) {
-    std::string cross_check;
-    try {
-      measured = time_in_worker(kernel, sets, cross_check);
-    } catch (const LoopTimeRefused& refused) {
-      loop_refusal = refused.what();
-    }
-  } else {
-    bool persistence_reset = false;
-    measured = measure(
-        kernel.device(), default_timing_options(kernel.device()),
-        [&](int) { prepare_sample(kernel, stream_scope.stream(), persistence_reset); },
-        [&](int i) { call_kernel(kernel, *sets[i % sets.size()]); });
-    if (persistence_reset) measured.stop_reason += "; " + std::string(kL2PersistenceNote);
-  }
+  std::string cross_check, loop_refusal;
+  const Measurement measured = time_the_loop(kernel, sets, stream_scope, cross_check, loop_refusal);
   // A time stands only for a kernel that computes when the values change (fresh_values_check.h).
   const FreshValuesCheck fresh = check_fresh_values(kernel, task, sets, stream_scope);
   if (fresh.failures > 0) throw std::runtime_error("timing refused: " + fresh.message);
@@ -361,23 +370,10 @@ BenchmarkRecord benchmark_kernel(const KernelSpec& kernel, const TaskSpec& decla
       });
     }
 
-    std::string cross_check;
-    bool persistence_reset = false;
-    std::string loop_refusal;
-    Measurement kernel_time;
-    if (runs_in_worker(kernel)) {
-      try {
-        kernel_time = time_in_worker(kernel, sets, cross_check, calibration_cache);
-      } catch (const LoopTimeRefused& refused) {
-        loop_refusal = refused.what();
-      }
-    } else {
-      kernel_time = measure(kernel.device(), default_timing_options(kernel.device()),
-                            [&](int) { prepare_sample(kernel, stream_scope.stream(), persistence_reset); },
-                            [&](int i) { call_kernel(kernel, *sets[i % sets.size()]); });
-    }
+    std::string cross_check, loop_refusal;
+    const Measurement kernel_time =
+        time_the_loop(kernel, sets, stream_scope, cross_check, loop_refusal, calibration_cache);
     stream_scope.synchronize();
-    if (persistence_reset) kernel_time.stop_reason += "; " + std::string(kL2PersistenceNote);
     record.time = kernel_time.summary;
     record.stop_reason = kernel_time.stop_reason;
     if (!cross_check.empty()) record.stop_reason += "; timing cross-check: " + cross_check;

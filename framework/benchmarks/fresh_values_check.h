@@ -45,8 +45,6 @@ struct FreshValuesCheck {
   int checked = 0;      ///< [sets] judged after the fresh values' calls
   int failures = 0;     ///< [sets] whose outputs were wrong for the values the buffers held
   std::string message;  ///< the first failure's, with what the check did
-  /// [ms] per draw: the fastest of the kernel's first calls on each set's fresh values
-  std::vector<double> fastest_first_calls_ms;
   /// Every draw's first calls were slower than the repeated calls allow: the loop's time is
   /// refused.
   bool loop_time_refused = false;

@@ -256,7 +256,8 @@ Measurement time_kernel(const KernelSpec& kernel, const TaskSpec& declared_task)
   std::string cross_check, loop_refusal;
   const Measurement measured = time_the_loop(kernel, sets, stream_scope, cross_check, loop_refusal);
   // A time stands only for a kernel that computes when the values change (fresh_values_check.h).
-  const FreshValuesCheck fresh = check_fresh_values(kernel, task, sets, stream_scope);
+  const FreshValuesCheck fresh =
+      check_fresh_values(kernel, task, sets, stream_scope, measured.summary.median);
   if (fresh.failures > 0) throw std::runtime_error("timing refused: " + fresh.message);
   if (fresh.loop_time_refused) throw std::runtime_error("timing refused: " + fresh.refusal);
   if (!loop_refusal.empty()) throw std::runtime_error(loop_refusal);
@@ -399,7 +400,8 @@ BenchmarkRecord benchmark_kernel(const KernelSpec& kernel, const TaskSpec& decla
     // computing them (fresh_values_check.h). Spot checks too, in the record's counts.
     // A reuse the outputs hide shows in the time of the first calls on new values: then the
     // loop's time is the reuse's, and it fails the benchmark as a wrong output would.
-    const FreshValuesCheck fresh = check_fresh_values(kernel, task, sets, stream_scope);
+    const FreshValuesCheck fresh =
+        check_fresh_values(kernel, task, sets, stream_scope, kernel_time.summary.median);
     record.spot_checks += fresh.checked;
     record.spot_check_failures += fresh.failures;
     if (fresh.failures > 0) record.spot_check_message = fresh.message;

@@ -10,9 +10,9 @@
 // its first call on each set's new values then takes what computing takes, and the loop's calls
 // much less. The check calls each set again on its new values and refuses the loop's time when
 // the first calls are slower than the calls after them, which ran under the same load. A reuse
-// that waits for more than kFreshValuesRepeats calls on the same values is not seen by the time
-// comparison (the loop calls each set hundreds of times: a draw of new values inside the loop,
-// every few calls, would close that; not built).
+// that waits for more than kFreshValuesRepeats calls on the same values computes all of those
+// calls: then the repeated calls are slower than the loop's, whose values never changed over
+// hundreds of calls, and the loop's time is refused for that too.
 #pragma once
 
 #include <memory>
@@ -28,7 +28,8 @@ namespace rkt {
 /// Calls on each set after its first on the same fresh values: what the first calls are
 /// compared with.
 inline constexpr int kFreshValuesRepeats = 8;  // [calls per set]
-/// The first calls on fresh values may take at most this many times the repeated calls ...
+/// The first calls on fresh values may take at most this many times the repeated calls, and the
+/// repeated calls this many times the timed loop's median ...
 inline constexpr double kFreshValuesSlowdownLimitCuda = 1.5;  // [x the fastest repeated call]
 /// (A CPU learns the branches of values it is called on again and again: the honest
 /// rkb_mnist_conv_relu_pool_backward/cpu_loops took 1.7-1.9x longer on its first calls, in 3 of
@@ -45,8 +46,8 @@ struct FreshValuesCheck {
   int checked = 0;      ///< [sets] judged after the fresh values' calls
   int failures = 0;     ///< [sets] whose outputs were wrong for the values the buffers held
   std::string message;  ///< the first failure's, with what the check did
-  /// Every draw's first calls were slower than the repeated calls allow: the loop's time is
-  /// refused.
+  /// In every draw the first calls were slower than the repeated calls allow, or the repeated
+  /// calls slower than the loop's: the loop's time is refused.
   bool loop_time_refused = false;
   std::string refusal;  ///< why, with the times
 };
@@ -57,10 +58,12 @@ struct FreshValuesCheck {
 /// the kernel's side a request like the others), in process once per set after the same
 /// preparation as a timed sample, timed on `scope` (the kernel's stream); 1 + kFreshValuesRepeats
 /// calls per set. Judges every set's outputs (after the first draw) against the references of
-/// its new values, and compares the fastest first call with the fastest repeated one
-/// (up to kFreshValuesAttempts draws while the first calls are too slow).
+/// its new values, and compares the fastest first call with the fastest repeated one, and the
+/// fastest repeated call with `loop_median_ms`, the timed loop's median (0: the loop's time was
+/// refused, nothing to compare), each within the same limit (up to kFreshValuesAttempts draws
+/// while either is too slow).
 FreshValuesCheck check_fresh_values(const KernelSpec& kernel, const TaskSpec& task,
                                     std::vector<std::unique_ptr<KernelCallSet>>& sets,
-                                    LightStreamScope& scope);
+                                    LightStreamScope& scope, double loop_median_ms);
 
 }  // namespace rkt

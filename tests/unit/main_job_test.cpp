@@ -131,7 +131,7 @@ TEST(MainJob, FailsKernelsThatReuseResultsInTheTimedLoop) {
   const std::string out = ::testing::TempDir() + "rkt_main_job_reuse";
   const std::string kernels =
       "matmul/cheat_reuses_by_buffer --kernel matmul/cheat_reuses_by_values --kernel "
-      "matmul/plan_cache_by_buffer";
+      "matmul/cheat_reuses_after_many_calls --kernel matmul/plan_cache_by_buffer";
   EXPECT_NE(run_main_job(kernels, out), 0) << "a run with a failing kernel must fail";
   const auto kernel_named = [](const RunReport& report, const std::string& id) {
     for (const KernelReport& kernel : report.kernels) {
@@ -157,6 +157,8 @@ TEST(MainJob, FailsKernelsThatReuseResultsInTheTimedLoop) {
     const RunReport report = read_run_results(out + "/results.json");
     return refused_for_load(kernel_named(report, "matmul/plan_cache_by_buffer").benchmark) ||
            refused_for_load(kernel_named(report, "matmul/cheat_reuses_by_values").benchmark) ||
+           refused_for_load(
+               kernel_named(report, "matmul/cheat_reuses_after_many_calls").benchmark) ||
            refused_for_load(kernel_named(report, "matmul/cheat_reuses_by_buffer").benchmark);
   };
   for (int again = 0; again < 2 && any_refused_for_load(); ++again) {
@@ -164,8 +166,9 @@ TEST(MainJob, FailsKernelsThatReuseResultsInTheTimedLoop) {
     EXPECT_NE(run_main_job(kernels, out), 0);
   }
   const RunReport report = read_run_results(out + "/results.json");
-  for (const std::string id : {"matmul/cheat_reuses_by_buffer", "matmul/cheat_reuses_by_values",
-                               "matmul/plan_cache_by_buffer"}) {
+  for (const std::string id :
+       {"matmul/cheat_reuses_by_buffer", "matmul/cheat_reuses_by_values",
+        "matmul/cheat_reuses_after_many_calls", "matmul/plan_cache_by_buffer"}) {
     const SupervisedRun& cases = kernel_named(report, id).cases;
     EXPECT_EQ(cases.count("passed"), static_cast<int>(cases.cases.size()))
         << id << ": every case passes";
@@ -193,6 +196,23 @@ TEST(MainJob, FailsKernelsThatReuseResultsInTheTimedLoop) {
     EXPECT_THAT(by_values.benchmark.spot_check_message,
                 HasSubstr("on values it had not seen the kernel was slower"));
   }
+  // Never scored on reused calls: caught on the time of the check's repeated calls against the
+  // loop's, or refused for the load, or timed on a loop too short for it to reuse in (more than
+  // half of 4 sets x 21 calls must reuse before the median is a reuse's).
+  const KernelReport after_many = kernel_named(report, "matmul/cheat_reuses_after_many_calls");
+  if (after_many.benchmark.spot_check_failures == 0 &&
+      (refused_for_load(after_many.benchmark) ||
+       (after_many.benchmark.measured && after_many.benchmark.time.count < 2 * 4 * 21))) {
+    std::cout << "note: matmul/cheat_reuses_after_many_calls's loop was refused for this "
+                 "machine's load or too short to reuse in: "
+              << after_many.benchmark.time.count << " samples\n";
+  } else {
+    EXPECT_EQ(after_many.verdict(), "FAIL") << after_many.benchmark.problem;
+    EXPECT_EQ(after_many.benchmark.spot_check_failures, 1)
+        << after_many.benchmark.spot_check_message;
+    EXPECT_THAT(after_many.benchmark.spot_check_message,
+                HasSubstr("the kernel was slower than in the timed loop"));
+  }
   const KernelReport honest = kernel_named(report, "matmul/plan_cache_by_buffer");
   EXPECT_EQ(honest.verdict(), "pass");
   EXPECT_GT(honest.benchmark.spot_checks, 0);
@@ -202,7 +222,7 @@ TEST(MainJob, FailsKernelsThatReuseResultsInTheTimedLoop) {
     std::cout << "note: the honest kernel's time was refused for this machine's load three times; "
                  "its fresh-values check ran and passed\n";
   }
-  for (const KernelReport& kernel : {by_buffer, by_values}) {
+  for (const KernelReport& kernel : {by_buffer, by_values}) {  // after_many: above
     EXPECT_FALSE(kernel.benchmark.measured && kernel.benchmark.spot_check_failures == 0)
         << kernel.full_id() << " was scored";
   }

@@ -24,6 +24,7 @@
 
 #include "framework/base/environment_switch.h"
 #include "framework/base/phase_times.h"
+#include "framework/runtime/off_stream_work_trace.h"
 #include "rkt/defaults.h"
 
 namespace rkt {
@@ -31,8 +32,9 @@ namespace {
 
 // The only variables a worker inherits: none of them is a secret, and none is ours (RKT_*).
 constexpr const char* kInheritedVariables[] = {
-    "CUDA_VISIBLE_DEVICES", "CUDA_MODULE_LOADING", "LD_LIBRARY_PATH", "OMP_NUM_THREADS",
-    "MKL_NUM_THREADS",      "OPENBLAS_CORETYPE",   "OPENBLAS_L2_SIZE", "NVIDIA_VISIBLE_DEVICES"};
+    "CUDA_VISIBLE_DEVICES", "CUDA_MODULE_LOADING",    "LD_LIBRARY_PATH",
+    "OMP_NUM_THREADS",      "MKL_NUM_THREADS",        "OPENBLAS_CORETYPE",
+    "OPENBLAS_L2_SIZE",     "NVIDIA_VISIBLE_DEVICES", kOffStreamTraceVariable};
 
 constexpr int kWorkerSocketFd = 3;  // The descriptor the worker finds its socket on.
 

@@ -207,7 +207,10 @@ std::string thrown(const char* during) {
 }  // namespace
 
 std::string prepare_off_stream_tracing() {
-  if (!cupti().unavailable.empty()) return cupti().unavailable;
+  // Turned off, CUPTI is not even loaded (the judge passes the variable on to its workers).
+  if (const std::string why_not = off_stream_tracing_unavailable_reason(); !why_not.empty()) {
+    return why_not;
+  }
   try {
     if (const CUptiResult result = register_buffers_once(); result != CUPTI_SUCCESS) {
       return describe("cuptiActivityRegisterCallbacks", result);

@@ -45,7 +45,8 @@ std::optional<OffStreamOverrun> off_stream_overrun(const std::vector<DeviceActiv
                                                    std::uint32_t stream);
 
 /// "0" turns the trace off in a judge (the escaped-work gate then uses the host clock with the GPU
-/// held alone): for a run under a profiler that holds CUPTI, and to compare the two clocks.
+/// held alone): for a run under a profiler that holds CUPTI, and to compare the two clocks. The
+/// judge passes it on to its workers, which then do not load CUPTI at all.
 inline constexpr const char* kOffStreamTraceVariable = "RKT_TRACE_OFF_STREAM_WORK";
 
 /// "" when this process can trace device work (CUPTI loads and has what the trace calls, and

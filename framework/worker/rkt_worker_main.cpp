@@ -13,6 +13,7 @@
 #include <string>
 
 #include "framework/wire/worker_protocol.h"
+#include "framework/worker/abort_report.h"
 #include "framework/worker/call_steps.h"
 #include "framework/worker/kernel_calls.h"
 #include "framework/worker/sandbox.h"
@@ -91,6 +92,7 @@ bool needs_libtorch(const std::vector<rkt::KernelSpec*>& kernels) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  rkt::install_abort_report();
   int socket = -1;
   std::string library;
   bool library_from_socket = false;  // started ahead: the library's path is the first message
@@ -136,7 +138,9 @@ int main(int argc, char** argv) {
   rkt::WorkerState state;
   rkt::KernelCalls* torch_calls = nullptr;
   std::string torch_error;
+  rkt::set_worker_step("loading LibTorch's calls (the plugin)");
   if (with_libtorch) torch_calls = load_torch_kernel_calls(torch_error);
+  rkt::set_worker_step("loading the kernel library (and what it links: LibTorch, CUDA)");
   void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   std::string load_failure = handle == nullptr ? dlerror() : "";
   if (handle == nullptr && torch_calls == nullptr &&
@@ -159,6 +163,7 @@ int main(int argc, char** argv) {
   } else {
     state.description.load_error = library + " is not a kernel library (no rkt_kernel_library_kernels)";
   }
+  rkt::set_worker_step("loading LibTorch's calls (the plugin) after the library");
   if (torch_calls == nullptr && needs_libtorch(state.kernels)) {
     torch_calls = load_torch_kernel_calls(torch_error);
     if (torch_calls == nullptr && state.description.load_error.empty()) {
@@ -168,12 +173,15 @@ int main(int argc, char** argv) {
     }
   }
   rkt::KernelCalls& calls = torch_calls != nullptr ? *torch_calls : rkt::light_kernel_calls();
+  rkt::set_worker_step("readying the devices (CUDA context, memory pool, CUPTI)");
   try {
     calls.prepare_devices(state.kernels);
   } catch (const std::exception& error) {
     std::cerr << "rkt-worker: readying the devices failed: " << error.what() << "\n";
   }
+  rkt::set_worker_step("entering the sandbox");
   state.description.sandbox = rkt::enter_worker_sandbox(sandbox);
+  rkt::set_worker_step("checking the devices in the sandbox");
   state.description.sandbox += rkt::check_devices_in_sandbox(state.kernels);
   // Nothing can be loaded once the sandbox is in place; a library that loaded LibTorch behind the
   // check above (from a thread of its own) would run ATen operators no one observes.
@@ -183,6 +191,7 @@ int main(int argc, char** argv) {
     state.kernels.clear();
     state.description.kernels.clear();
   }
+  rkt::set_worker_step("serving requests");
   try {
     return rkt::serve_worker_requests(socket, state, calls);
   } catch (const rkt::wire::WireError& error) {

@@ -13,7 +13,8 @@
 #   "property" times the CUDA property cases per kernel (ctest -L property -L cuda);
 #   "speed" times `rkt test` per CUDA kernel (tools/gpu/speed_summary.py; RKT_SPEED_MATCH and
 #   RKT_SPEED_EXCLUDE, extended regexes over the ids, choose them), "edit" an edit-rebuild-
-#   test loop on softmax.cu, "selftest_gpu" the unit tests that need the GPU;
+#   test loop on softmax.cu, "selftest_gpu" the unit tests that need the GPU; "worker_start" a
+#   worker of a LibTorch-linked CUDA library started three ways, with the abort report (run 42);
 #   "bounds" the CUDA bounds adversaries (issue 19) and the sanitizer cases' cost per kernel;
 #   "exploits" issue 28's GPU adversaries (late work, reads past the end at ragged dims, L2
 #   persistence), the outputs-final check's cost, and initcheck on an honest kernel, watched;
@@ -364,6 +365,21 @@ if [[ " $steps " == *" selftest_gpu "* ]]; then
     >"$out/selftest_gpu.log" 2>&1
   echo "selftest (GPU parts): exit $?, $(($(date +%s) - start)) s"
   grep -E "^\[ +(OK|FAILED|SKIPPED) +\]|normal law|value family" "$out/selftest_gpu.log" | head -n 40
+fi
+if [[ " $steps " == *" worker_start "* ]]; then
+  # Run 42: every worker of a library linked to LibTorch with CUDA kernels died while starting
+  # ("terminate called without an active exception"). The worker's abort report names its step
+  # and call stack; each variant turns one suspect off: the CUPTI start before the sandbox
+  # (RKT_TRACE_OFF_STREAM_WORK=0), the LibTorch plugin loaded after the library (RKT_LIGHT_WORKER=0).
+  for variant in default RKT_TRACE_OFF_STREAM_WORK=0 RKT_LIGHT_WORKER=0; do
+    start=$(date +%s)
+    env $([[ $variant == default ]] || echo "$variant") timeout 60 "$build/bin/rkt_selftest" \
+      --gtest_filter='LightWorker.ALibraryLinkedToLibTorchGetsIt:LentWorker.AWorkerThatIsGoneIsRefusedAtOnce' \
+      >"$out/worker_start_${variant%%=*}.log" 2>&1
+    echo "worker start, $variant: exit $?, $(($(date +%s) - start)) s"
+    grep -E "^rkt-worker: |^\[ +(OK|FAILED) +\]" "$out/worker_start_${variant%%=*}.log" | head -n 12
+    grep -A24 "call stack" "$out/worker_start_${variant%%=*}.log" | head -n 26
+  done
 fi
 if [[ " $steps " == *" phase_bench "* ]]; then
   start=$(date +%s)

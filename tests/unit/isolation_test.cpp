@@ -242,6 +242,14 @@ TEST(FreshValuesCheck, RktBenchRefusesTimesOfKernelsThatReuseResults) {
         refusal = "machine's load";
         continue;
       }
+      // The time comparisons are blurred by a loaded machine (CI at 857d091: both value cheats
+      // were timed under ctest -j2): a cheat timed is run again, twice at most; a third time
+      // fails the test.
+      if (status == 0 && attempt < 2) {
+        std::cout << "note: " << expected.kernel << " was timed on this machine's load; "
+                  << "running again\n";
+        continue;
+      }
       EXPECT_EQ(status, 1) << output;
       refusal = line_with(output, expected.kernel + ": timing refused");
       EXPECT_FALSE(refusal.empty()) << output;

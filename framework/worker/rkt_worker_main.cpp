@@ -16,6 +16,7 @@
 #include "framework/worker/abort_report.h"
 #include "framework/worker/call_steps.h"
 #include "framework/worker/kernel_calls.h"
+#include "framework/worker/needed_libraries.h"
 #include "framework/worker/sandbox.h"
 #include "framework/worker/worker_server.h"
 
@@ -135,6 +136,9 @@ int main(int argc, char** argv) {
     }
     library = message.bytes.substr(prefix.size());
   }
+  // A library that links LibTorch gets LibTorch's calls first, its symbols global, and is opened
+  // after them (needed_libraries.h: run 42's workers died opening it first on the GPU).
+  if (!with_libtorch && rkt::links_libtorch(library)) with_libtorch = true;
   rkt::WorkerState state;
   rkt::KernelCalls* torch_calls = nullptr;
   std::string torch_error;

@@ -5,10 +5,13 @@
 // CPU are the example suite's ctest cases and rkt eval's tests, which run in such workers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "framework/isolation/worker_process.h"
+#include "framework/worker/needed_libraries.h"
 
 namespace rkt {
 namespace {
@@ -60,6 +63,20 @@ TEST(LightWorker, ALibraryLinkedToLibTorchGetsIt) {
   WorkerProcess worker(worker_for(RKT_ADVERSARIES_LIBRARY));
   EXPECT_EQ(worker.description().load_error, "");
   EXPECT_TRUE(worker.description().libtorch_loaded);
+}
+
+TEST(LightWorker, LibTorchAmongALibrarysDependenciesIsReadFromItsFile) {
+  const std::vector<std::string> needed = needed_libraries(RKT_ADVERSARIES_LIBRARY);
+  EXPECT_NE(std::find(needed.begin(), needed.end(), "libtorch.so"), needed.end())
+      << ::testing::PrintToString(needed);
+  EXPECT_TRUE(links_libtorch(RKT_ADVERSARIES_LIBRARY));
+  EXPECT_FALSE(needed_libraries(RKT_EXAMPLE_LIBRARY).empty())
+      << "it links the C++ library at least";
+  EXPECT_FALSE(links_libtorch(RKT_EXAMPLE_LIBRARY));
+  // Compiled against LibTorch's headers, not linked to it: found by dlopen's error instead.
+  EXPECT_FALSE(links_libtorch(RKT_UNLINKED_TENSOR_FORM_LIBRARY));
+  EXPECT_TRUE(needed_libraries(__FILE__).empty()) << "not an ELF file";
+  EXPECT_TRUE(needed_libraries("/nonexistent/library.so").empty());
 }
 
 TEST(LightWorker, ATensorFormLibraryNotLinkedToLibTorchFindsItsSymbols) {

@@ -14,7 +14,8 @@
 #   "speed" times `rkt test` per CUDA kernel (tools/gpu/speed_summary.py; RKT_SPEED_MATCH and
 #   RKT_SPEED_EXCLUDE, extended regexes over the ids, choose them), "edit" an edit-rebuild-
 #   test loop on softmax.cu, "selftest_gpu" the unit tests that need the GPU; "worker_start" a
-#   worker of a LibTorch-linked CUDA library started three ways, with the abort report (run 42);
+#   worker of a LibTorch-linked CUDA library started three ways, with the abort report (run 42;
+#   since the plugin-first order for such libraries, the RKT_LIGHT_WORKER=0 variant equals the default);
 #   "bounds" the CUDA bounds adversaries (issue 19) and the sanitizer cases' cost per kernel;
 #   "exploits" issue 28's GPU adversaries (late work, reads past the end at ragged dims, L2
 #   persistence), the outputs-final check's cost, and initcheck on an honest kernel, watched;

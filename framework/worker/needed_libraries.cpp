@@ -2,6 +2,7 @@
 
 #include <elf.h>
 
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 
@@ -26,12 +27,23 @@ std::vector<std::string> needed_libraries(const std::string& path) {
       header.e_shnum == 0) {
     return {};
   }
+  file.seekg(0, std::ios::end);
+  const auto file_bytes = static_cast<std::uint64_t>(file.tellg());
+  // A size past the file's end is no section of it (and no allocation is made for one).
+  const auto within_file = [&](std::uint64_t offset, std::uint64_t bytes) {
+    return offset <= file_bytes && bytes <= file_bytes - offset;
+  };
+  if (!within_file(header.e_shoff, std::uint64_t{header.e_shnum} * sizeof(Elf64_Shdr))) return {};
   std::vector<Elf64_Shdr> sections(header.e_shnum);
   if (!read_at(file, header.e_shoff, sections.data(), sections.size())) return {};
   std::vector<std::string> needed;
   for (const Elf64_Shdr& section : sections) {
     if (section.sh_type != SHT_DYNAMIC || section.sh_link >= sections.size()) continue;
     const Elf64_Shdr& strings = sections[section.sh_link];
+    if (!within_file(section.sh_offset, section.sh_size) ||
+        !within_file(strings.sh_offset, strings.sh_size)) {
+      return {};
+    }
     std::vector<Elf64_Dyn> entries(section.sh_size / sizeof(Elf64_Dyn));
     std::string names(strings.sh_size, '\0');
     if (!read_at(file, section.sh_offset, entries.data(), entries.size()) ||

@@ -3,10 +3,14 @@
 // against its headers and left its symbols undefined (a tensor-form source built by rkt eval),
 // gets LibTorch's calls. What the worker says is read from its description; its verdicts on the
 // CPU are the example suite's ctest cases and rkt eval's tests, which run in such workers.
+#include <elf.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -77,6 +81,27 @@ TEST(LightWorker, LibTorchAmongALibrarysDependenciesIsReadFromItsFile) {
   EXPECT_FALSE(links_libtorch(RKT_UNLINKED_TENSOR_FORM_LIBRARY));
   EXPECT_TRUE(needed_libraries(__FILE__).empty()) << "not an ELF file";
   EXPECT_TRUE(needed_libraries("/nonexistent/library.so").empty());
+  // A dynamic section whose size lies far past the file's end (2^62 bytes): refused, and nothing
+  // allocated for it (a vector of that size would throw).
+  const std::string forged = ::testing::TempDir() + "rkt_forged_elf.so";
+  {
+    Elf64_Ehdr header{};
+    std::memcpy(header.e_ident, ELFMAG, SELFMAG);
+    header.e_ident[EI_CLASS] = ELFCLASS64;
+    header.e_shoff = sizeof(Elf64_Ehdr);
+    header.e_shentsize = sizeof(Elf64_Shdr);
+    header.e_shnum = 2;
+    Elf64_Shdr sections[2]{};
+    sections[0].sh_type = SHT_DYNAMIC;
+    sections[0].sh_link = 1;
+    sections[0].sh_size = std::uint64_t{1} << 62;
+    sections[1].sh_type = SHT_STRTAB;
+    sections[1].sh_size = 1;
+    std::ofstream file(forged, std::ios::binary);
+    file.write(reinterpret_cast<const char*>(&header), sizeof header);
+    file.write(reinterpret_cast<const char*>(sections), sizeof sections);
+  }
+  EXPECT_TRUE(needed_libraries(forged).empty());
 }
 
 TEST(LightWorker, ATensorFormLibraryNotLinkedToLibTorchFindsItsSymbols) {

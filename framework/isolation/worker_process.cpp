@@ -30,7 +30,8 @@
 namespace rkt {
 namespace {
 
-// The only variables a worker inherits: none of them is a secret, and none is ours (RKT_*).
+// The only variables a worker inherits: none of them is a secret; the one of ours turns the
+// off-stream trace off, so that the worker does not load CUPTI.
 constexpr const char* kInheritedVariables[] = {
     "CUDA_VISIBLE_DEVICES", "CUDA_MODULE_LOADING",    "LD_LIBRARY_PATH",
     "OMP_NUM_THREADS",      "MKL_NUM_THREADS",        "OPENBLAS_CORETYPE",

@@ -32,8 +32,6 @@ double milliseconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-// [ms] The most processor time an idle worker may show in `wall_ms` (the clock ticks allow for
-// the resolution of /proc/<pid>/stat).
 // What a worker had done by a moment: its processor time and its runnable time [ms].
 struct WorkerActivity {
   double processor_ms = -1;
@@ -57,6 +55,8 @@ double busy_ms_between(const WorkerActivity& before, const WorkerActivity& after
   return busy_ms;
 }
 
+// [ms] The most busy time (busy_ms_between) an idle worker may show in `wall_ms` (the clock
+// ticks allow for the resolution of /proc/<pid>/stat).
 double worker_idle_limit_ms(double wall_ms) {
   const double clock_tick_ms = 1e3 / static_cast<double>(::sysconf(_SC_CLK_TCK));
   return defaults::kTimingLoadCheckWorkerBusyFraction * wall_ms +

@@ -207,6 +207,8 @@ Environment:
                          the parent lends its worker, as on the CPU)
   RKT_LIGHT_WORKER=0     every worker loads LibTorch (default: only for a kernel library that
                          needs it; a library of view-form kernels runs in a worker without it)
+  RKT_TRACE_OFF_STREAM_WORK=0  no CUPTI trace, in the judge or its workers: the escaped-work
+                         gate reads the host's clock and holds the GPU alone (under a profiler)
   RKT_WORKER_REPLY_TIMEOUT=S  a kernel call unanswered for S seconds kills its worker as hung;
                          the case fails and the kernel's later cases are not run (default %WORKER_REPLY_TIMEOUT%)
 Benchmarks: samples until the median's relative noise is under %NOISE%%, at least %MIN_SAMPLES%

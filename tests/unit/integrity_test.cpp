@@ -90,8 +90,8 @@ TEST(EscapedWorkGate, CatchesWorkLaunchedOnAnotherStream) {
               HasSubstr("escaped work"));
 }
 
-// A 0.3 ms side kernel beside correct outputs hides inside the host clock's bound (3 x the stream
-// time + 1 ms); on the GPU's clock (CUPTI) it ends after the call and fails the gate.
+// A 1 ms side kernel launched after correct outputs hides inside the host clock's bound (3 x the
+// stream time + 1 ms); on the GPU's clock (CUPTI) it ends after the call and fails the gate.
 TEST(EscapedWorkGate, CatchesShortSideWorkOnTheGpuClock) {
   if (!device_available(Device::cuda)) GTEST_SKIP() << device_unavailable_reason(Device::cuda);
   const std::string name = "relu/cheat_side_work.integrity_escaped_work";

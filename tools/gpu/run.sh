@@ -42,6 +42,9 @@
 #   "phase_bench" the judge's phases one operation at a time (rkt_phase_benchmarks: drawing an
 #   input each way the counter laws can be computed, check_output; RKT_PHASE_ELEMENTS, default
 #   64 Mi elements), within RKT_PHASE_BENCH_LIMIT s (default 120);
+#   "shard_hang" watches `rkt run --kernel cuda` as RKT_SHARD_HANG_SHARDS (4) shards on one GPU
+#   for RKT_SHARD_HANG_LIMIT s (100): threads' wait channels, file locks and stacks at
+#   RKT_SHARD_HANG_AT s (50), then each shard's progress;
 #   "multigpu" runs issue 23's proof (tools/gpu/multigpu_proof.sh): ctest on every GPU against one,
 #   run and baseline shards per GPU against the whole, and rkt eval spread over the GPUs.
 set -uo pipefail
@@ -614,6 +617,47 @@ if [[ " $steps " == *" main "* ]]; then
     echo "rkt run: exit $?, $(($(date +%s) - start)) s"
   fi
   find "$out/run" -type f ! -name results.json ! -name report.md -delete 2>/dev/null
+fi
+
+if [[ " $steps " == *" shard_hang "* ]]; then
+  # Run 43: `rkt run --kernel cuda` as four shards on one GPU made no progress (three shards
+  # finished no case in 330 s). The shards again, watched from outside RKT_SHARD_HANG_AT s in
+  # (default 50): the process tree with each thread's kernel wait channel and system call, the
+  # file locks and who holds the lease files open, and the judges' stacks.
+  mkdir -p "$out/shard_hang"
+  limit="${RKT_SHARD_HANG_LIMIT:-100}"
+  shards="${RKT_SHARD_HANG_SHARDS:-4}"
+  start=$(date +%s)
+  for i in $(seq 1 "$shards"); do
+    timeout "$limit" "$build/bin/rkt" run --out "/tmp/rkt-hang-shard-$i" --replace --shard "$i/$shards" \
+      --kernel cuda >"$out/shard_hang/shard_$i.log" 2>&1 &
+  done
+  sleep "${RKT_SHARD_HANG_AT:-50}"
+  {
+    echo "== $(($(date +%s) - start)) s in"
+    ps -eo pid,ppid,stat,wchan:32,etime,args | grep -E "rkt|sanitizer" | grep -v grep | cut -c1-220
+    echo "== lease files"; ls -li /tmp/rkt-device-leases 2>&1
+    echo "== /proc/locks"; cat /proc/locks
+    for pid in $(pgrep -f "rkt|sanitizer"); do
+      echo "== $pid: $(tr '\0' ' ' </proc/$pid/cmdline 2>/dev/null | cut -c1-160)"
+      ls -l /proc/$pid/fd 2>/dev/null | grep -E "lease|lock" | sed 's/^/   fd /'
+      for task in /proc/$pid/task/*; do
+        echo "   thread ${task##*/} $(cat "$task/comm" 2>/dev/null) wchan=$(cat "$task/wchan" 2>/dev/null) syscall=$(cut -d' ' -f1-3 "$task/syscall" 2>/dev/null)"
+      done
+    done
+  } >"$out/shard_hang/state.txt" 2>&1
+  debugger="$(command -v gdb || command -v cuda-gdb || echo /usr/local/cuda/bin/cuda-gdb)"
+  for pid in $(pgrep -f "$build/bin/rkt "); do
+    echo "== stacks of $pid: $(tr '\0' ' ' </proc/$pid/cmdline | cut -c1-200)"
+    [ -x "$debugger" ] && timeout 15 "$debugger" -p "$pid" -batch -ex "thread apply all bt 14" 2>&1 |
+      grep -E "^#|^Thread" | head -n 120
+  done >"$out/shard_hang/stacks.txt" 2>&1
+  wait
+  echo "shard_hang: $(($(date +%s) - start)) s"
+  for i in $(seq 1 "$shards"); do
+    echo "shard $i: $(grep -c " passed, " "$out/shard_hang/shard_$i.log") cases passed; $(tail -n 1 "$out/shard_hang/shard_$i.log" | cut -c1-200)"
+  done
+  grep -E "wchan=(flock|locks)|syscall=73 " "$out/shard_hang/state.txt" | head -n 20
 fi
 
 if [[ " $steps " == *" main_inprocess "* ]]; then

@@ -647,9 +647,12 @@ if [[ " $steps " == *" shard_hang "* ]]; then
     done
   } >"$out/shard_hang/state.txt" 2>&1
   debugger="$(command -v gdb || command -v cuda-gdb || echo /usr/local/cuda/bin/cuda-gdb)"
-  for pid in $(pgrep -f "$build/bin/rkt "); do
+  # gdb takes seconds a process (LibTorch's symbols): the oldest children (the ones judging) and
+  # one job, within RKT_SHARD_HANG_STACKS processes (default 5).
+  for pid in $( (pgrep -f -- "--rkt-started-ahead" | sort -n | head -n 4; pgrep -f "bin/rkt run" | head -n 1) |
+    head -n "${RKT_SHARD_HANG_STACKS:-5}"); do
     echo "== stacks of $pid: $(tr '\0' ' ' </proc/$pid/cmdline | cut -c1-200)"
-    [ -x "$debugger" ] && timeout 15 "$debugger" -p "$pid" -batch -ex "thread apply all bt 14" 2>&1 |
+    [ -x "$debugger" ] && timeout 10 "$debugger" -p "$pid" -batch -ex "thread apply all bt 14" 2>&1 |
       grep -E "^#|^Thread" | head -n 120
   done >"$out/shard_hang/stacks.txt" 2>&1
   wait

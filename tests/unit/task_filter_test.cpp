@@ -1,10 +1,14 @@
 // The task filter: tasks built to trip each rule get the severity the rule carries (excluded,
 // precision-blind, or a note), and honest tasks pass.
+#include "framework/cases/task_filter.h"
+
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "framework/cases/task_filter.h"
+#include <algorithm>
+
 #include "rkt/task.h"
 
 namespace rkt {
@@ -51,6 +55,19 @@ TEST(TaskFilter, ExcludesAnOutputThatIgnoresAnAxis) {
   EXPECT_TRUE(verdict.excluded()) << describe(verdict);
   EXPECT_THAT(verdict.reasons, Contains(HasSubstr("output_axis: output 'y' is constant")));
   EXPECT_THAT(verdict.reasons, Contains(HasSubstr("along axis 1")));
+}
+
+// The filter computes on one thread (judges beside each other would otherwise spin a thread per
+// core each: run 43), and the judge's own operators get their threads back afterwards.
+TEST(TaskFilter, ComputesOnOneThreadAndGivesTheThreadsBack) {
+  at::set_num_threads(2);
+  int most_threads_seen = 0;
+  judge_task(task_with("threads_seen", [&](const std::vector<at::Tensor>& in) {
+    most_threads_seen = std::max(most_threads_seen, at::get_num_threads());
+    return std::vector{at::tanh(in[0]) * in[1]};
+  }));
+  EXPECT_EQ(most_threads_seen, 1);
+  EXPECT_EQ(at::get_num_threads(), 2);
 }
 
 TEST(TaskFilter, OutputsThatIgnoreTheWeightsAreANote) {

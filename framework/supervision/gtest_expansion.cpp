@@ -9,7 +9,9 @@
 #include "framework/benchmarks/benchmark_files.h"
 #include "framework/cases/case_announcement.h"
 #include "framework/cases/case_catalog.h"
+#include "framework/isolation/kernel_library.h"
 #include "framework/isolation/worker_hangs.h"
+#include "framework/isolation/worker_losses.h"
 #include "framework/runtime/device_memory.h"
 #include "framework/supervision/case_records_json.h"
 #include "framework/supervision/cases_beside.h"
@@ -123,11 +125,17 @@ void register_gtest_cases() {
       // alone, as a benchmark does (framework/timing/device_lease.h).
       std::function<CaseOutcome()> run = [inner = kernel_case.run, device = kernel->device(),
                                           timed = kernel_case.timed, kernel_id = kernel->full_id(),
-                                          case_name = kernel_case.name]() -> CaseOutcome {
+                                          case_name = kernel_case.name,
+                                          beside = kernel_case.runs_beside]() -> CaseOutcome {
         // A kernel whose worker hung in an earlier case would hang here too, after as long.
         if (const auto hang = worker_hang_of(kernel_id)) {
           return {CaseStatus::skipped, not_run_after_hang(*hang)};
         }
+        // One that lost its worker in several cases fails already; the rest would each start one.
+        if (std::string losses = not_run_after_worker_losses(kernel_id); !losses.empty()) {
+          return {CaseStatus::skipped, std::move(losses)};
+        }
+        const std::size_t lost_before = workers_lost();
         const auto leased = [&] {
           if (timed) {
             const ExclusiveDeviceLease lease(device);
@@ -138,6 +146,12 @@ void register_gtest_cases() {
         };
         const CaseOutcome outcome = leased();
         name_case_that_hung(kernel_id, case_name);
+        // Only a failed case counts, so that the kernel skipped after them fails whatever the rest
+        // would say. The count is the process's: a case beside (the sanitizer's, with workers of
+        // its own) would see the main thread's losses as its own.
+        if (!beside && outcome.status == CaseStatus::failed && workers_lost() > lost_before) {
+          note_case_lost_worker(kernel_id, case_name);
+        }
         return outcome;
       };
       if (kernel_case.runs_beside) {

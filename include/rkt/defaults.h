@@ -28,6 +28,11 @@ inline constexpr double kPropertySmallTrialsSecondsCuda = 60;  // [s]
 /// costs a worker start: run 38 measured 11.6 s of a crash candidate's 22 s in one shrink). The
 /// counterexample is then the smallest failing trial run so far, and the message says so.
 inline constexpr int kShrinkingWorkerLossLimit = 3;  // [workers lost while shrinking]
+/// Once a kernel has lost its worker (the worker died, or its CUDA context was lost) in this many
+/// cases of one judge, its later cases there are not run: it fails already, and each would start
+/// workers of its own (run 43: a file that corrupts the device at the benchmark size took 87 s
+/// of a 50-file batch, 15 cases each replacing the worker, one case 32 s).
+inline constexpr int kWorkerLossCasesBeforeSkipping = 3;  // [cases]
 /// Largest total size of a property trial's inputs on the CPU.
 inline constexpr std::int64_t kPropertyInputBudgetCpu = 64ll << 20;  // [bytes]
 /// Largest total size of a small-shape property trial's inputs on a GPU (cheap trials).

@@ -299,6 +299,36 @@ TEST(ProcessCheats, ACrashIsRecordedAndEarlierResultsAreKept) {
   EXPECT_THAT(cases.at("relu/cheat_segfaults.correctness_x1").message, HasSubstr("signal 11"));
 }
 
+// A kernel that kills its worker in every case: after kWorkerLossCasesBeforeSkipping failed cases
+// the others are skipped, naming them, and it fails; one that kills it in one case only (at large
+// sizes, in the shape property) has every case run.
+TEST(ProcessCheats, AfterThreeCasesThatLostTheWorkerTheOthersAreSkipped) {
+  const auto cases = run_cases("relu/cheat_segfaults.*:relu/crashes_on_large_inputs.*", 120);
+  int failed = 0, skipped = 0, other_kernel_skips = 0;
+  for (const auto& [name, record] : cases) {
+    if (name.rfind("relu/crashes_on_large_inputs.", 0) == 0) {
+      other_kernel_skips += record.message.find("lost its worker") != std::string::npos;
+      continue;
+    }
+    if (record.status == "failed") {
+      ++failed;
+      EXPECT_THAT(record.message, HasSubstr("signal 11")) << name;
+    } else {
+      ++skipped;
+      EXPECT_EQ(record.status, "skipped") << name;
+      EXPECT_THAT(record.message,
+                  HasSubstr("not run: the kernel lost its worker (it died, or its CUDA context was "
+                            "lost) in 3 cases (correctness_x1, correctness_x3, correctness_x0_01)"))
+          << name;
+    }
+  }
+  EXPECT_EQ(failed, defaults::kWorkerLossCasesBeforeSkipping);
+  EXPECT_GT(skipped, 10);
+  EXPECT_EQ(other_kernel_skips, 0);
+  expect_status(cases, "relu/crashes_on_large_inputs.property_shapes", "failed");
+  expect_status(cases, "relu/crashes_on_large_inputs.correctness_x1", "passed");
+}
+
 // Each shrink candidate past the crash size costs a worker: shrinking stops after
 // kShrinkingWorkerLossLimit more were lost, says so, and still names a failing trial.
 TEST(ProcessCheats, ShrinkingACrashStopsAfterTheWorkerLossLimit) {

@@ -3,7 +3,8 @@
 // large size would replace one in each of its cases, each start a second or more on a GPU. Once
 // defaults::kWorkerLossCasesBeforeSkipping of its cases failed losing workers, it fails whatever
 // the rest say, so its later cases are skipped, naming those cases (as a hang skips them after
-// one case: worker_hangs.h).
+// one case: worker_hangs.h). The cases beside (the sanitizer's, with workers of their own) still
+// run: their finding explains such a kernel.
 #pragma once
 
 #include <string>

@@ -7,8 +7,9 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include "framework/base/recorded_number.h"
 #include "framework/comparison/derived_tolerance.h"

@@ -1,7 +1,5 @@
 // The task filter: tasks built to trip each rule get the severity the rule carries (excluded,
 // precision-blind, or a note), and honest tasks pass.
-#include "framework/cases/task_filter.h"
-
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
 #include <gmock/gmock.h>
@@ -9,6 +7,7 @@
 
 #include <algorithm>
 
+#include "framework/cases/task_filter.h"
 #include "rkt/task.h"
 
 namespace rkt {

@@ -621,9 +621,10 @@ fi
 
 if [[ " $steps " == *" shard_hang "* ]]; then
   # Run 43: `rkt run --kernel cuda` as four shards on one GPU made no progress (three shards
-  # finished no case in 330 s). The shards again, watched from outside RKT_SHARD_HANG_AT s in
-  # (default 50): the process tree with each thread's kernel wait channel and system call, the
-  # file locks and who holds the lease files open, and the judges' stacks.
+  # still in the task filter after 330 s: its OpenMP threads, one per core in each judge, spun
+  # against each other; one thread since 643414e). The shards again, watched from outside
+  # RKT_SHARD_HANG_AT s in (default 50): the process tree with each thread's kernel wait channel
+  # and system call, the file locks and who holds the lease files open, and the judges' stacks.
   mkdir -p "$out/shard_hang"
   limit="${RKT_SHARD_HANG_LIMIT:-100}"
   shards="${RKT_SHARD_HANG_SHARDS:-4}"

@@ -72,6 +72,8 @@ const char* to_string(Phase phase) {
     case Phase::comparison: return "comparison";
     case Phase::timing: return "timing";
     case Phase::buffer_sharing: return "buffer_sharing";
+    case Phase::device_wait:
+      return "device_wait";
   }
   return "unknown";
 }

@@ -21,8 +21,12 @@ enum class Phase : std::size_t {
   /// buffers a worker maps: the judge's allocations, exports, copies into them and frees, and
   /// the worker's mapping and unmapping of them (reported in its reply)
   buffer_sharing,
+  /// waiting for the GPU's lease (framework/timing/device_lease.h): another judge timing on it,
+  /// or, to time, this judge's own cases and the other judges' (run 43: where a 50-file batch's
+  /// slow honest files spent their time was not recorded)
+  device_wait,
 };
-inline constexpr std::size_t kPhaseCount = 6;
+inline constexpr std::size_t kPhaseCount = 7;
 
 /// Milliseconds per phase.
 struct PhaseTimes {
@@ -35,7 +39,8 @@ struct PhaseTimes {
   PhaseTimes operator-(const PhaseTimes& earlier) const;
 };
 
-/// "drawing", "references", "kernel_calls", "comparison", "timing", "buffer_sharing".
+/// "drawing", "references", "kernel_calls", "comparison", "timing", "buffer_sharing",
+/// "device_wait".
 const char* to_string(Phase phase);
 
 /// This process's totals so far (scopes still open count up to now).

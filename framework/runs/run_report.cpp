@@ -572,9 +572,11 @@ std::string time_breakdown_text(const RunReport& report) {
        << (report.kernels.size() == 1 ? " kernel" : " kernels") << ": drawing inputs "
        << seconds(Phase::drawing) << ", references " << seconds(Phase::references)
        << ", kernel calls " << seconds(Phase::kernel_calls) << ", buffers shared with workers "
-       << seconds(Phase::buffer_sharing) << ", comparison "
-       << seconds(Phase::comparison) << ", benchmark timing " << seconds(Phase::timing)
-       << ", the rest " << fixed(std::max(0.0, wall_seconds - phases.total() / 1000), 1)
+       << seconds(Phase::buffer_sharing) << ", comparison " << seconds(Phase::comparison)
+       << ", benchmark timing " << seconds(Phase::timing)
+       << ", waiting for the GPU (other judges timing on it, or its cases before a timing) "
+       << seconds(Phase::device_wait) << ", the rest "
+       << fixed(std::max(0.0, wall_seconds - phases.total() / 1000), 1)
        << " s (starting processes and workers, loading LibTorch and CUDA, scheduling).";
   return text.str();
 }

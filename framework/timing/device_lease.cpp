@@ -10,6 +10,7 @@
 #include <mutex>
 #include <thread>
 
+#include "framework/base/phase_times.h"
 #include "framework/base/shared_file_lock.h"
 #include "framework/runtime/device_support.h"
 
@@ -63,7 +64,10 @@ void take(SharedFileLock& lock, bool alone, const std::string& path) {
     listener = wait_listener;
   }
   if (listener) listener(true, why);
-  alone ? lock.lock_exclusive() : lock.lock_shared();
+  {
+    const ScopedPhase waiting(Phase::device_wait);
+    alone ? lock.lock_exclusive() : lock.lock_shared();
+  }
   if (listener) listener(false, why);
 }
 
@@ -106,7 +110,10 @@ bool hold_shared(const std::string& path) {
   std::unique_lock<std::mutex> guard(leases_mutex);
   LeaseHold& hold = holds[path];
   if (hold.exclusive && hold.owner == std::this_thread::get_id()) return false;
-  leases_changed.wait(guard, [&] { return !hold.taking && !hold.exclusive; });
+  {
+    const ScopedPhase waiting(Phase::device_wait);  // for this process's own timing
+    leases_changed.wait(guard, [&] { return !hold.taking && !hold.exclusive; });
+  }
   if (hold.shared_holders > 0) {
     ++hold.shared_holders;
     return true;
@@ -182,7 +189,11 @@ void ExclusiveDeviceLease::hold() {
   }
   // This process's own shared holds end first (a case beside still running): the file lock
   // would otherwise wait for its own process.
-  leases_changed.wait(guard, [&] { return !hold.taking && !hold.exclusive && hold.shared_holders == 0; });
+  {
+    const ScopedPhase waiting(Phase::device_wait);
+    leases_changed.wait(
+        guard, [&] { return !hold.taking && !hold.exclusive && hold.shared_holders == 0; });
+  }
   take_unguarded(guard, hold, true, path_);
   hold.exclusive = true;
   hold.owner = std::this_thread::get_id();

@@ -17,6 +17,7 @@
 #include <fstream>
 #include <thread>
 
+#include "framework/base/phase_times.h"
 #include "framework/base/shared_file_lock.h"
 #include "framework/cases/case_catalog.h"
 #include "framework/runtime/off_stream_work_trace.h"
@@ -214,6 +215,27 @@ TEST_F(DeviceLeaseTest, WaitingForAnotherJudgeIsToldAndTimed) {
   heard.clear();
   { const ExclusiveDeviceLease free_lease("gpu-test"); }
   EXPECT_TRUE(heard.empty());
+}
+
+// The wait is a phase of its own (base/phase_times.h), not the time of the phase around it: a
+// case that draws its inputs while another judge times does not report a slow draw.
+TEST_F(DeviceLeaseTest, WaitingForAnotherJudgeIsThePhaseDeviceWait) {
+  SharedFileLock other_judge(device_lease_path("gpu-test"));
+  { const SharedDeviceLease create_the_files("gpu-test"); }
+  ASSERT_TRUE(other_judge.try_lock_exclusive());
+  std::thread timing_ends([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    other_judge.unlock();
+  });
+  const PhaseTimes before = process_phase_times();
+  {
+    const ScopedPhase drawing(Phase::drawing);
+    const SharedDeviceLease lease("gpu-test");
+  }
+  const PhaseTimes spent = process_phase_times() - before;
+  timing_ends.join();
+  EXPECT_GE(spent[Phase::device_wait], 250);
+  EXPECT_LT(spent[Phase::drawing], spent[Phase::device_wait] / 2);
 }
 
 TEST_F(DeviceLeaseTest, ALongCaseLetsAWaitingTimerInBetweenItsTrials) {

@@ -9,7 +9,7 @@ import json
 import pathlib
 import sys
 
-PHASES = ("drawing", "references", "kernel_calls", "comparison", "timing", "buffer_sharing")
+PHASES = ("drawing", "references", "kernel_calls", "comparison", "timing", "buffer_sharing", "device_wait")
 
 
 def main():

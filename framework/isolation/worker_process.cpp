@@ -59,6 +59,11 @@ struct WorkerCommand {
       arguments.push_back(launch.library);
     }
     if (!launch.change_root) arguments.push_back("--no-chroot");
+    if (!launch.seccomp) arguments.push_back("--no-seccomp");
+    if (const char* name_refused = std::getenv(kNameRefusedCallsVariable);
+        name_refused != nullptr && std::string(name_refused) == "1") {
+      arguments.push_back("--name-refused-calls");
+    }
     if (!on_unless_set_to_zero(kLightWorkerVariable)) arguments.push_back("--with-libtorch");
     for (const char* name : kInheritedVariables) {
       if (const char* value = std::getenv(name)) environment.push_back(std::string(name) + "=" + value);

@@ -30,6 +30,10 @@ struct WorkerFailure : std::runtime_error {
 /// workers without LibTorch existed: to compare the two, or to set the light worker aside.
 inline constexpr const char* kLightWorkerVariable = "RKT_LIGHT_WORKER";
 
+/// Set to 1: every worker names each system call its sandbox refuses on standard error (it still
+/// fails with EPERM): diagnosis, of a tool inside the worker or a kernel that needs such a call.
+inline constexpr const char* kNameRefusedCallsVariable = "RKT_WORKER_NAME_REFUSED_CALLS";
+
 /// Overrides kWorkerReplyTimeoutSeconds: a whole number of seconds, at least 1.
 inline constexpr const char* kWorkerReplyTimeoutVariable = "RKT_WORKER_REPLY_TIMEOUT";
 
@@ -43,6 +47,7 @@ struct WorkerLaunch {
   std::string executable;  ///< rkt-worker
   std::string library;     ///< The kernel library it loads.
   bool change_root = true; ///< false: --no-chroot (diagnosis only).
+  bool seccomp = true;     ///< false: --no-seccomp (diagnosis only).
   /// A program the worker runs under, with its arguments (compute-sanitizer for the sanitizer
   /// cases); the worker's own command line follows them. Empty: the worker runs directly.
   std::vector<std::string> wrapper;

@@ -105,6 +105,10 @@ int main(int argc, char** argv) {
     else if (arg == "--library" && i + 1 < argc) library = argv[++i];
     else if (arg == "--library-from-socket") library_from_socket = true;
     else if (arg == "--no-chroot") sandbox.change_root = false;
+    else if (arg == "--no-seccomp")
+      sandbox.seccomp = false;
+    else if (arg == "--name-refused-calls")
+      sandbox.name_refused_calls = true;
     else if (arg == "--with-libtorch")
       with_libtorch = true;
     else {

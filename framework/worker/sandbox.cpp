@@ -6,13 +6,15 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <sched.h>
+#include <signal.h>
 #include <stddef.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <signal.h>
+#include <ucontext.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -71,12 +73,99 @@ bool enter_user_namespace(std::string& why_not) {
   return true;
 }
 
-// A BPF program: refuse the listed system calls with EPERM, signals only to this process.
-std::vector<sock_filter> seccomp_program(pid_t self) {
+// The system calls the filter refuses (besides processes of its own and signals to others).
+struct RefusedCall {
+  int number;
+  const char* name;
+};
+constexpr RefusedCall kRefusedCalls[] = {
+    {SYS_ptrace, "ptrace"},
+    {SYS_process_vm_readv, "process_vm_readv"},
+    {SYS_process_vm_writev, "process_vm_writev"},
+    {SYS_execve, "execve"},
+    {SYS_execveat, "execveat"},
+    {SYS_socket, "socket"},
+    {SYS_connect, "connect"},
+    {SYS_unshare, "unshare"},
+    {SYS_setns, "setns"},
+    {SYS_mount, "mount"},
+    {SYS_umount2, "umount2"},
+    {SYS_chroot, "chroot"},
+    {SYS_pivot_root, "pivot_root"},
+    {SYS_bpf, "bpf"},
+    {SYS_perf_event_open, "perf_event_open"},
+    {SYS_kexec_load, "kexec_load"},
+    {SYS_init_module, "init_module"},
+    {SYS_finit_module, "finit_module"},
+    {SYS_open_by_handle_at, "open_by_handle_at"},
+    {SYS_pidfd_open, "pidfd_open"},
+    {SYS_pidfd_getfd, "pidfd_getfd"},
+    {SYS_pidfd_send_signal, "pidfd_send_signal"},
+    {SYS_rt_sigqueueinfo, "rt_sigqueueinfo"},
+    {SYS_rt_tgsigqueueinfo, "rt_tgsigqueueinfo"},
+    {SYS_keyctl, "keyctl"},
+    {SYS_add_key, "add_key"},
+    {SYS_request_key, "request_key"},
+    {SYS_fork, "fork"},
+    {SYS_vfork, "vfork"},
+    {SYS_clone, "clone (as a new process)"},
+    {SYS_tkill, "tkill"},
+    {SYS_kill, "kill (of another process)"},
+    {SYS_tgkill, "tgkill (of another process)"},
+};
+
+// Appends `text` to `line` at `length` (async-signal-safe: no allocation).
+void append(char* line, std::size_t& length, std::size_t capacity, const char* text) {
+  while (*text != '\0' && length + 1 < capacity) line[length++] = *text++;
+}
+
+void append_number(char* line, std::size_t& length, std::size_t capacity, long value) {
+  char digits[24];
+  int count = 0;
+  unsigned long magnitude =
+      value < 0 ? 0UL - static_cast<unsigned long>(value) : static_cast<unsigned long>(value);
+  do {
+    digits[count++] = static_cast<char>('0' + magnitude % 10);
+    magnitude /= 10;
+  } while (magnitude != 0 && count < 23);
+  if (value < 0 && length + 1 < capacity) line[length++] = '-';
+  while (count > 0 && length + 1 < capacity) line[length++] = digits[--count];
+}
+
+// --name-refused-calls: the filter traps a refused call instead of failing it; this handler
+// fails it the same way (EPERM) and names it on standard error, once per call number.
+std::atomic<bool> refused_call_named[512];
+
+void name_refused_call(int, siginfo_t* info, void* context) {
+  auto* machine = static_cast<ucontext_t*>(context);
+  machine->uc_mcontext.gregs[REG_RAX] = -EPERM;
+  const int number = info->si_syscall;
+  if (number >= 0 && number < 512 && refused_call_named[number].exchange(true)) return;
+  const char* name = "a system call";
+  for (const RefusedCall& call : kRefusedCalls) {
+    if (call.number == number) name = call.name;
+  }
+  char line[160];
+  std::size_t length = 0;
+  append(line, length, sizeof line, "rkt-worker: the sandbox refused ");
+  append(line, length, sizeof line, name);
+  append(line, length, sizeof line, " (system call ");
+  append_number(line, length, sizeof line, number);
+  append(line, length, sizeof line, ", thread ");
+  append_number(line, length, sizeof line, static_cast<long>(syscall(SYS_gettid)));
+  append(line, length, sizeof line, "): it failed with EPERM\n");
+  [[maybe_unused]] const ssize_t written = write(STDERR_FILENO, line, length);
+}
+
+// A BPF program: refuse the listed system calls with EPERM (or trap them, to be named and then
+// failed with EPERM by name_refused_call), signals only to this process.
+std::vector<sock_filter> seccomp_program(pid_t self, bool trap_refused) {
   std::vector<sock_filter> program;
   const auto add = [&](sock_filter instruction) { program.push_back(instruction); };
   const sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-  const sock_filter refuse = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA));
+  const __u32 refusal =
+      trap_refused ? SECCOMP_RET_TRAP : SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA);
+  const sock_filter refuse = BPF_STMT(BPF_RET | BPF_K, refusal);
   // Only x86-64 system calls: another ABI (x32, i386) would slip past the numbers below.
   add(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)));
   add(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0));
@@ -84,17 +173,13 @@ std::vector<sock_filter> seccomp_program(pid_t self) {
   add(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)));
   add(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1));  // x32 numbers
   add(refuse);
-  const int refused[] = {SYS_ptrace,        SYS_process_vm_readv, SYS_process_vm_writev,
-                         SYS_execve,        SYS_execveat,         SYS_socket,
-                         SYS_connect,       SYS_unshare,          SYS_setns,
-                         SYS_mount,         SYS_umount2,          SYS_chroot,
-                         SYS_pivot_root,    SYS_bpf,              SYS_perf_event_open,
-                         SYS_kexec_load,    SYS_init_module,      SYS_finit_module,
-                         SYS_open_by_handle_at, SYS_pidfd_open,   SYS_pidfd_getfd,
-                         SYS_pidfd_send_signal, SYS_rt_sigqueueinfo, SYS_rt_tgsigqueueinfo,
-                         SYS_keyctl,        SYS_add_key,          SYS_request_key};
-  for (int number : refused) {
-    add(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<__u32>(number), 0, 1));
+  for (const RefusedCall& call : kRefusedCalls) {
+    // The process calls and the signals have rules of their own below.
+    if (call.number == SYS_fork || call.number == SYS_vfork || call.number == SYS_clone ||
+        call.number == SYS_tkill || call.number == SYS_kill || call.number == SYS_tgkill) {
+      continue;
+    }
+    add(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<__u32>(call.number), 0, 1));
     add(refuse);
   }
   // No process of its own: a child would escape the judge's watch of the worker (its processor
@@ -165,14 +250,26 @@ std::string enter_worker_sandbox(const SandboxOptions& options) {
   } else {
     missing.push_back(errno_text("PR_SET_NO_NEW_PRIVS"));
   }
-  std::vector<sock_filter> program = seccomp_program(getpid());
-  sock_fprog filter{static_cast<unsigned short>(program.size()), program.data()};
-  if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &filter) == 0) {
-    holds.push_back(
-        "seccomp filter (ptrace, process_vm_*, signals to others, exec, sockets, "
-        "namespaces, processes of its own refused)");
+  if (!options.seccomp) {
+    missing.push_back("no seccomp filter (--no-seccomp)");
   } else {
-    missing.push_back(errno_text("seccomp"));
+    if (options.name_refused_calls) {
+      struct sigaction action {};
+      action.sa_sigaction = name_refused_call;
+      action.sa_flags = SA_SIGINFO;
+      sigemptyset(&action.sa_mask);
+      sigaction(SIGSYS, &action, nullptr);
+    }
+    std::vector<sock_filter> program = seccomp_program(getpid(), options.name_refused_calls);
+    sock_fprog filter{static_cast<unsigned short>(program.size()), program.data()};
+    if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &filter) == 0) {
+      holds.push_back(
+          std::string("seccomp filter (ptrace, process_vm_*, signals to others, exec, sockets, "
+                      "namespaces, processes of its own refused") +
+          (options.name_refused_calls ? "; each refused call named on standard error)" : ")"));
+    } else {
+      missing.push_back(errno_text("seccomp"));
+    }
   }
   std::string text = "worker sandbox: ";
   for (std::size_t i = 0; i < holds.size(); ++i) text += (i ? ", " : "") + holds[i];

@@ -96,6 +96,37 @@ TEST(Isolation, AWorkerCannotStartProcessesOfItsOwn) {
       << "the kernel wrote zeros, having no child to compute in";
 }
 
+// Everything `rkt_adversaries test --filter FILTER` printed, with `variables` set before it.
+std::string adversary_test_output(const std::string& variables, const std::string& filter) {
+  const std::string command =
+      variables + " " + RKT_ADVERSARIES_EXECUTABLE + " test --filter '" + filter + "' 2>&1";
+  std::string output;
+  std::array<char, 4096> buffer{};
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return "popen failed";
+  while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) output += buffer.data();
+  ::pclose(pipe);
+  return output;
+}
+
+TEST(Isolation, RefusedSystemCallsAreNamedWhenAskedAndStillRefused) {
+  // RKT_WORKER_NAME_REFUSED_CALLS=1 (diagnosis: which call a tool inside the worker needs) traps
+  // each refused call, names it on the worker's standard error and fails it with EPERM as
+  // before: the kernel that starts a process of its own still gets none and writes zeros.
+  const std::string filter = "relu/spawn_a_helper_process.correctness_x1";
+  const std::string named = adversary_test_output("RKT_WORKER_NAME_REFUSED_CALLS=1", filter);
+  // glibc's fork() is the clone system call without CLONE_THREAD; named once for both tries.
+  EXPECT_THAT(
+      named, HasSubstr("rkt-worker: the sandbox refused clone (as a new process) (system call 56"));
+  EXPECT_THAT(named, HasSubstr("it failed with EPERM"));
+  EXPECT_THAT(named, HasSubstr("outside atol")) << "the kernel had no child to compute in";
+  EXPECT_THAT(named, HasSubstr("each refused call named on standard error"));
+  // Unasked, the calls fail silently, as they always did.
+  const std::string silent = adversary_test_output("", filter);
+  EXPECT_THAT(silent, Not(HasSubstr("the sandbox refused")));
+  EXPECT_THAT(silent, HasSubstr("outside atol"));
+}
+
 TEST(Isolation, SignalsToTheJudgeAreRefusedAndEveryVerdictIsKept) {
   const auto cases = run_isolated("relu/signal_the_judge.*");
   for (const char* name : kCorrectness) {

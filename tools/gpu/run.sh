@@ -45,6 +45,11 @@
 #   "shard_hang" watches `rkt run --kernel cuda` as RKT_SHARD_HANG_SHARDS (4) shards on one GPU
 #   for RKT_SHARD_HANG_LIMIT s (100): threads' wait channels, file locks and stacks at
 #   RKT_SHARD_HANG_AT s (50), then each shard's progress;
+#   "sanidiag" why a sanitized worker stops answering after memcheck's finding (runs 22, 41, 43:
+#   every kernel that reads or writes past an allocation costs its case timeout, and holds the
+#   GPU's lease meanwhile): relu/cuda_reads_past_end's memcheck case with the refused system
+#   calls named, then without seccomp, without the empty root, and without both, RKT_SANIDIAG_CASE
+#   s each (default 20), the threads' state sampled 10 s in;
 #   "multigpu" runs issue 23's proof (tools/gpu/multigpu_proof.sh): ctest on every GPU against one,
 #   run and baseline shards per GPU against the whole, and rkt eval spread over the GPUs.
 set -uo pipefail
@@ -619,6 +624,41 @@ if [[ " $steps " == *" main "* ]]; then
   find "$out/run" -type f ! -name results.json ! -name report.md -delete 2>/dev/null
 fi
 
+if [[ " $steps " == *" sanidiag "* ]]; then
+  mkdir -p "$out/sanidiag"
+  case_limit="${RKT_SANIDIAG_CASE:-20}"
+  for variant in named no_seccomp no_chroot neither; do
+    vars="RKT_WORKER_NAME_REFUSED_CALLS=1"
+    case "$variant" in
+      no_seccomp) vars="$vars RKT_SANITIZER_NO_SECCOMP=1" ;;
+      no_chroot) vars="$vars RKT_SANITIZER_NO_CHROOT=1" ;;
+      neither) vars="$vars RKT_SANITIZER_NO_SECCOMP=1 RKT_SANITIZER_NO_CHROOT=1" ;;
+    esac
+    mkdir -p "$out/sanidiag/$variant"
+    ( sleep 10
+      ps -eo pid,ppid,user,stat,wchan:30,etime,args | grep -E "sanitizer|rkt-worker|TreeLauncher" | grep -v grep | cut -c1-200
+      for pid in $(pgrep -f rkt-worker); do
+        echo "== worker $pid threads: tid state wchan syscall comm"
+        for task in /proc/$pid/task/*; do
+          echo "$(basename "$task") $(awk '{print $3}' "$task/stat" 2>/dev/null) $(cat "$task/wchan" 2>/dev/null)" \
+            "$(cut -d' ' -f1 "$task/syscall" 2>/dev/null) $(cat "$task/comm" 2>/dev/null)"
+        done | head -n 60
+      done ) >"$out/sanidiag/$variant/threads.txt" 2>&1 &
+    start=$(date +%s.%N)
+    env $vars RKT_SANITIZER_LOG_DIR="$out/sanidiag/$variant" timeout $((case_limit + 15)) \
+      "$build/bin/rkt_adversaries" test --timeout "$case_limit" --json \
+      --filter 'relu/cuda_reads_past_end.sanitizer_memcheck' \
+      >"$out/sanidiag/$variant/case.json" 2>"$out/sanidiag/$variant/stderr.txt"
+    code=$?
+    wait
+    echo "sanidiag $variant: exit $code, $(python3 -c "import time; print(round(time.time() - $start, 1))") s;" \
+      "refused: $(grep -o 'the sandbox refused [^(]*' "$out/sanidiag/$variant/stderr.txt" | sort | uniq -c | tr '\n' ';')"
+    python3 -c 'import json,sys
+for c in json.load(open(sys.argv[1]))["cases"]:
+    print("  ", c.get("name"), c.get("status"), c.get("milliseconds"), (c.get("message") or "")[:400])' \
+      "$out/sanidiag/$variant/case.json" 2>&1 | head -n 4
+  done
+fi
 if [[ " $steps " == *" shard_hang "* ]]; then
   # Run 43: `rkt run --kernel cuda` as four shards on one GPU made no progress (three shards
   # still in the task filter after 330 s: its OpenMP threads, one per core in each judge, spun

@@ -209,6 +209,8 @@ Environment:
                          needs it; a library of view-form kernels runs in a worker without it)
   RKT_TRACE_OFF_STREAM_WORK=0  no CUPTI trace, in the judge or its workers: the escaped-work
                          gate reads the host's clock and holds the GPU alone (under a profiler)
+  RKT_WORKER_NAME_REFUSED_CALLS=1  workers name each system call their sandbox refuses on
+                         standard error (diagnosis; the call still fails with EPERM)
   RKT_WORKER_REPLY_TIMEOUT=S  a kernel call unanswered for S seconds kills its worker as hung;
                          the case fails and the kernel's later cases are not run (default %WORKER_REPLY_TIMEOUT%)
 Benchmarks: samples until the median's relative noise is under %NOISE%%, at least %MIN_SAMPLES%

@@ -375,6 +375,56 @@ if [[ " $steps " == *" selftest_gpu "* ]]; then
   echo "selftest (GPU parts): exit $?, $(($(date +%s) - start)) s"
   grep -E "^\[ +(OK|FAILED|SKIPPED) +\]|normal law|value family" "$out/selftest_gpu.log" | head -n 40
 fi
+if [[ " $steps " == *" sanidiag "* ]]; then
+  mkdir -p "$out/sanidiag"
+  case_limit="${RKT_SANIDIAG_CASE:-20}"
+  for variant in named no_seccomp no_chroot neither; do
+    vars="RKT_WORKER_NAME_REFUSED_CALLS=1"
+    case "$variant" in
+      no_seccomp) vars="$vars RKT_SANITIZER_NO_SECCOMP=1" ;;
+      no_chroot) vars="$vars RKT_SANITIZER_NO_CHROOT=1" ;;
+      neither) vars="$vars RKT_SANITIZER_NO_SECCOMP=1 RKT_SANITIZER_NO_CHROOT=1" ;;
+    esac
+    mkdir -p "$out/sanidiag/$variant"
+    ( sleep 10
+      ps -eo pid,ppid,user,stat,wchan:30,etime,args | grep -E "sanitizer|rkt-worker|TreeLauncher" | grep -v grep | cut -c1-200
+      for pid in $(pgrep -f rkt-worker); do
+        echo "== worker $pid threads: tid state wchan syscall comm"
+        for task in /proc/$pid/task/*; do
+          echo "$(basename "$task") $(awk '{print $3}' "$task/stat" 2>/dev/null) $(cat "$task/wchan" 2>/dev/null)" \
+            "$(cut -d' ' -f1 "$task/syscall" 2>/dev/null) $(cat "$task/comm" 2>/dev/null)"
+        done | head -n 60
+      done ) >"$out/sanidiag/$variant/threads.txt" 2>&1 &
+    sampler=$!
+    start=$(date +%s.%N)
+    env $vars RKT_SANITIZER_LOG_DIR="$out/sanidiag/$variant" timeout $((case_limit + 15)) \
+      "$build/bin/rkt_adversaries" test --timeout "$case_limit" --json \
+      --filter 'relu/cuda_reads_past_end.sanitizer_memcheck' \
+      >"$out/sanidiag/$variant/case.json" 2>"$out/sanidiag/$variant/stderr.txt"
+    code=$?
+    seconds=$(python3 -c "import time; print(round(time.time() - $start, 1))")
+    kill "$sampler" 2>/dev/null
+    wait
+    # The quickest variant in which memcheck named the access is kept for the steps after this
+    # one (RKT_SANIDIAG_KEEP=0: not), so that the eval batch shows what the fix would be worth.
+    if grep -q "compute-sanitizer memcheck found" "$out/sanidiag/$variant/case.json" 2>/dev/null &&
+      { [ -z "${chosen_seconds:-}" ] || python3 -c "import sys; sys.exit(not $seconds < $chosen_seconds)"; }; then
+      chosen_seconds=$seconds chosen_vars="${vars#RKT_WORKER_NAME_REFUSED_CALLS=1}" chosen_variant=$variant
+    fi
+    echo "sanidiag $variant: exit $code, $seconds s;" \
+      "refused: $(grep -o 'the sandbox refused [^(]*' "$out/sanidiag/$variant/stderr.txt" | sort | uniq -c | tr '\n' ';')"
+    python3 -c 'import json,sys
+for c in json.load(open(sys.argv[1]))["cases"]:
+    print("  ", c.get("name"), c.get("status"), c.get("milliseconds"), (c.get("message") or "")[:400])' \
+      "$out/sanidiag/$variant/case.json" 2>&1 | head -n 4
+  done
+  if [ -n "${chosen_variant:-}" ] && [ "${RKT_SANIDIAG_KEEP:-1}" = 1 ]; then
+    echo "sanidiag: memcheck named the access quickest as $chosen_variant ($chosen_seconds s); the steps after this run with:${chosen_vars:- nothing changed}"
+    for assignment in $chosen_vars; do export "$assignment"; done
+  else
+    echo "sanidiag: memcheck named the access in no variant"
+  fi
+fi
 if [[ " $steps " == *" worker_start "* ]]; then
   # Run 42: every worker of a library linked to LibTorch with CUDA kernels died while starting
   # ("terminate called without an active exception"). The worker's abort report names its step
@@ -624,41 +674,6 @@ if [[ " $steps " == *" main "* ]]; then
   find "$out/run" -type f ! -name results.json ! -name report.md -delete 2>/dev/null
 fi
 
-if [[ " $steps " == *" sanidiag "* ]]; then
-  mkdir -p "$out/sanidiag"
-  case_limit="${RKT_SANIDIAG_CASE:-20}"
-  for variant in named no_seccomp no_chroot neither; do
-    vars="RKT_WORKER_NAME_REFUSED_CALLS=1"
-    case "$variant" in
-      no_seccomp) vars="$vars RKT_SANITIZER_NO_SECCOMP=1" ;;
-      no_chroot) vars="$vars RKT_SANITIZER_NO_CHROOT=1" ;;
-      neither) vars="$vars RKT_SANITIZER_NO_SECCOMP=1 RKT_SANITIZER_NO_CHROOT=1" ;;
-    esac
-    mkdir -p "$out/sanidiag/$variant"
-    ( sleep 10
-      ps -eo pid,ppid,user,stat,wchan:30,etime,args | grep -E "sanitizer|rkt-worker|TreeLauncher" | grep -v grep | cut -c1-200
-      for pid in $(pgrep -f rkt-worker); do
-        echo "== worker $pid threads: tid state wchan syscall comm"
-        for task in /proc/$pid/task/*; do
-          echo "$(basename "$task") $(awk '{print $3}' "$task/stat" 2>/dev/null) $(cat "$task/wchan" 2>/dev/null)" \
-            "$(cut -d' ' -f1 "$task/syscall" 2>/dev/null) $(cat "$task/comm" 2>/dev/null)"
-        done | head -n 60
-      done ) >"$out/sanidiag/$variant/threads.txt" 2>&1 &
-    start=$(date +%s.%N)
-    env $vars RKT_SANITIZER_LOG_DIR="$out/sanidiag/$variant" timeout $((case_limit + 15)) \
-      "$build/bin/rkt_adversaries" test --timeout "$case_limit" --json \
-      --filter 'relu/cuda_reads_past_end.sanitizer_memcheck' \
-      >"$out/sanidiag/$variant/case.json" 2>"$out/sanidiag/$variant/stderr.txt"
-    code=$?
-    wait
-    echo "sanidiag $variant: exit $code, $(python3 -c "import time; print(round(time.time() - $start, 1))") s;" \
-      "refused: $(grep -o 'the sandbox refused [^(]*' "$out/sanidiag/$variant/stderr.txt" | sort | uniq -c | tr '\n' ';')"
-    python3 -c 'import json,sys
-for c in json.load(open(sys.argv[1]))["cases"]:
-    print("  ", c.get("name"), c.get("status"), c.get("milliseconds"), (c.get("message") or "")[:400])' \
-      "$out/sanidiag/$variant/case.json" 2>&1 | head -n 4
-  done
-fi
 if [[ " $steps " == *" shard_hang "* ]]; then
   # Run 43: `rkt run --kernel cuda` as four shards on one GPU made no progress (three shards
   # still in the task filter after 330 s: its OpenMP threads, one per core in each judge, spun

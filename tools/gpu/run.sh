@@ -49,7 +49,7 @@
 #   every kernel that reads or writes past an allocation costs its case timeout, and holds the
 #   GPU's lease meanwhile): relu/cuda_reads_past_end's memcheck case with the refused system
 #   calls named, then without seccomp, without the empty root, and without both, RKT_SANIDIAG_CASE
-#   s each (default 20), the threads' state sampled 10 s in;
+#   s each (default 20), the threads' state sampled 6 s in (and their stacks, in the first);
 #   "multigpu" runs issue 23's proof (tools/gpu/multigpu_proof.sh): ctest on every GPU against one,
 #   run and baseline shards per GPU against the whole, and rkt eval spread over the GPUs.
 set -uo pipefail
@@ -386,7 +386,7 @@ if [[ " $steps " == *" sanidiag "* ]]; then
       neither) vars="$vars RKT_SANITIZER_NO_SECCOMP=1 RKT_SANITIZER_NO_CHROOT=1" ;;
     esac
     mkdir -p "$out/sanidiag/$variant"
-    ( sleep 10
+    ( sleep 6
       ps -eo pid,ppid,user,stat,wchan:30,etime,args | grep -E "sanitizer|rkt-worker|TreeLauncher" | grep -v grep | cut -c1-200
       for pid in $(pgrep -f rkt-worker); do
         echo "== worker $pid threads: tid state wchan syscall comm"
@@ -394,6 +394,10 @@ if [[ " $steps " == *" sanidiag "* ]]; then
           echo "$(basename "$task") $(awk '{print $3}' "$task/stat" 2>/dev/null) $(cat "$task/wchan" 2>/dev/null)" \
             "$(cut -d' ' -f1 "$task/syscall" 2>/dev/null) $(cat "$task/comm" 2>/dev/null)"
         done | head -n 60
+        # Where its threads are (the first variant only: a debugger takes seconds).
+        debugger="$(command -v gdb || command -v cuda-gdb || echo /usr/local/cuda/bin/cuda-gdb)"
+        [ "$variant" = named ] && [ -x "$debugger" ] &&
+          timeout 8 "$debugger" -p "$pid" -batch -ex "thread apply all bt 14" 2>&1 | grep -E "^#|^Thread" | head -n 120
       done ) >"$out/sanidiag/$variant/threads.txt" 2>&1 &
     sampler=$!
     start=$(date +%s.%N)

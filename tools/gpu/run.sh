@@ -616,6 +616,9 @@ if [[ " $steps " == *" eval "* ]]; then
   echo "eval batch: exit $?, $(($(date +%s) - start)) s"
   cp /tmp/rkt-eval-batch/times.txt /tmp/rkt-eval-batch/comparison.md /tmp/rkt-eval-batch/eval.jsonl \
     /tmp/rkt-eval-batch/expected_check.txt "$out/eval/" 2>/dev/null
+  # Each kernel's and case's phases (device_wait among them): where the batch's time went.
+  cp /tmp/rkt-eval-batch/eval/results.json "$out/eval/batch_results.json" 2>/dev/null &&
+    python3 tools/gpu/eval_phases.py "$out/eval/batch_results.json" | tee "$out/eval/phases.txt" | head -n 40
   cat /tmp/rkt-eval-batch/times.txt 2>/dev/null
   tail -n 12 "$out/eval/batch.log"
 fi

@@ -11,11 +11,12 @@
 #include <iterator>
 #include <regex>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 #include <vector>
-#include <stdexcept>
 
 #include "framework/cases/correctness_case.h"
+#include "framework/cases/failed_cases.h"
 #include "framework/dims/kernel_domain.h"
 #include "framework/dims/ragged_dims.h"
 #include "framework/inputs/input_generation.h"
@@ -165,6 +166,21 @@ SanitizerLog read_sanitizer_log(const std::string& text) {
   return log;
 }
 
+std::string sanitizer_call_cut_short_reason(const std::string& kernel_id, SanitizerTool tool,
+                                            double seconds_since_case_start) {
+  const std::string failed = first_failed_case(kernel_id);
+  if (failed.empty() || seconds_since_case_start < defaults::kSanitizerSecondsAfterKernelFailed)
+    return "";
+  std::ostringstream reason;
+  reason.precision(3);
+  reason << "not finished: the kernel had failed " << failed
+         << ", and its call under compute-sanitizer " << to_string(tool)
+         << " was still running with no finding " << seconds_since_case_start
+         << " s after the case began; it was ended there (after an invalid access the sanitized "
+            "worker can stay silent until the case's limit, holding the GPU meanwhile)";
+  return reason.str();
+}
+
 CaseOutcome run_sanitizer_case(const KernelSpec& kernel, const TaskSpec& task, SanitizerTool tool) {
   const std::string name = kernel.full_id() + " sanitizer " + to_string(tool);
   if (auto skipped = skip_if_device_missing(kernel)) return *skipped;
@@ -216,12 +232,15 @@ CaseOutcome run_sanitizer_case(const KernelSpec& kernel, const TaskSpec& task, S
       sanitized.seccomp = std::string(no_seccomp) != "1";
 
     std::string call_error;
+    std::string cut_short;  // why the watcher ended the call without a finding
     wire::Reply reply;
     try {
       WorkerProcess worker(sanitized);
       // After a finding the instrumented worker may never answer or exit (seen on the H200 with
       // memcheck and initcheck): once the log holds a finding, the tool and its worker are
       // killed and the finding is the verdict.
+      // A kernel that failed another case meanwhile gets kSanitizerSecondsAfterKernelFailed for
+      // its finding, then the tool is ended too (sanitizer_call_cut_short_reason).
       std::atomic<bool> done{false};
       const pid_t group = worker.pid();  // the tool and its worker: a process group of their own
       std::thread watcher([&] {
@@ -230,6 +249,14 @@ CaseOutcome run_sanitizer_case(const KernelSpec& kernel, const TaskSpec& task, S
           if (!read_sanitizer_log(read_file_text(log_path)).first_finding.empty()) {
             std::this_thread::sleep_for(std::chrono::milliseconds(kFindingSettleMilliseconds));
             if (!done) ::kill(-group, SIGKILL);  // the socket closes: the main thread's ask() ends
+            return;
+          }
+          const double seconds =
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          std::string reason = sanitizer_call_cut_short_reason(kernel.full_id(), tool, seconds);
+          if (!reason.empty() && !done) {
+            cut_short = std::move(reason);  // read after the join below
+            ::kill(-group, SIGKILL);
             return;
           }
         }
@@ -272,6 +299,7 @@ CaseOutcome run_sanitizer_case(const KernelSpec& kernel, const TaskSpec& task, S
                                       std::to_string(log.errors) + " error" + (log.errors == 1 ? "" : "s") +
                                       " (" + where + "); the first: " + log.first_finding};
     }
+    if (!cut_short.empty()) return {CaseStatus::skipped, name + ": " + cut_short};
     if (!call_error.empty()) {
       // Seen on the H200 (docs/gpu_runs.md run 22): after an invalid global read (one past the
       // end, or a float4 tail) the sanitized worker ran on without answering and the tool wrote

@@ -42,6 +42,15 @@ struct SanitizerLog {
 };
 SanitizerLog read_sanitizer_log(const std::string& text);
 
+/// Why the call of `tool`'s case for kernel `kernel_id`, still running `seconds_since_case_start`
+/// after the case began and with no finding, is ended now ("" while it goes on): the kernel has
+/// failed another case in this process (failed_cases.h) and the call has had
+/// defaults::kSanitizerSecondsAfterKernelFailed. The kernel fails whatever the tool would say;
+/// after an invalid access the sanitized worker can stay silent until the case's limit (runs 22,
+/// 40, 41, 43), holding the GPU's lease, so that every other judge's benchmark waits for it.
+std::string sanitizer_call_cut_short_reason(const std::string& kernel_id, SanitizerTool tool,
+                                            double seconds_since_case_start);
+
 /// Runs `kernel` once at `task`'s small dims in a worker under compute-sanitizer's `tool`, then
 /// judges the log and the outputs. Skipped without a GPU, without compute-sanitizer, or in-process
 /// (there is no worker to run under it). Never throws.

@@ -9,6 +9,7 @@
 #include "framework/benchmarks/benchmark_files.h"
 #include "framework/cases/case_announcement.h"
 #include "framework/cases/case_catalog.h"
+#include "framework/cases/failed_cases.h"
 #include "framework/isolation/kernel_library.h"
 #include "framework/isolation/worker_hangs.h"
 #include "framework/isolation/worker_losses.h"
@@ -155,6 +156,8 @@ void register_gtest_cases() {
         if (!beside && outcome.status == CaseStatus::failed && workers_lost() > lost_before) {
           note_case_lost_worker(kernel_id, case_name);
         }
+        // A failed kernel's sanitizer cases beside need not run to their limit (failed_cases.h).
+        if (!beside && outcome.status == CaseStatus::failed) note_failed_case(kernel_id, case_name);
         return outcome;
       };
       if (kernel_case.runs_beside) {

@@ -6,7 +6,9 @@
 
 #include <cstdlib>
 
+#include "framework/cases/failed_cases.h"
 #include "framework/cases/sanitizer_cases.h"
+#include "rkt/defaults.h"
 
 namespace rkt {
 namespace {
@@ -108,6 +110,28 @@ TEST(SanitizerCases, InitcheckIsOffWithItsReasonUnlessAskedFor) {
   ::setenv("RKT_SANITIZER_INITCHECK", "1", 1);
   EXPECT_EQ(sanitizer_tool_disabled_reason(SanitizerTool::initcheck), "");
   ::unsetenv("RKT_SANITIZER_INITCHECK");
+}
+
+TEST(SanitizerCases, AFailedKernelsSilentSanitizedCallIsEndedAfterItsGrace) {
+  // A kernel that has failed none of its cases keeps its call to the case's limit: an honest
+  // kernel's sanitizer case is never cut short.
+  const std::string kernel = "relu/cut_short_probe";
+  EXPECT_EQ(sanitizer_call_cut_short_reason(kernel, SanitizerTool::memcheck, 59.0), "");
+  note_failed_case(kernel, "relu/cut_short_probe.correctness_x1");
+  note_failed_case(kernel, "relu/cut_short_probe.correctness_x3");  // the first is kept
+  EXPECT_EQ(first_failed_case(kernel), "relu/cut_short_probe.correctness_x1");
+  // Failed: its call still gets the grace for a finding, then is ended, naming the failure.
+  const double grace = defaults::kSanitizerSecondsAfterKernelFailed;
+  EXPECT_EQ(sanitizer_call_cut_short_reason(kernel, SanitizerTool::memcheck, grace - 0.5), "");
+  const std::string reason =
+      sanitizer_call_cut_short_reason(kernel, SanitizerTool::memcheck, grace + 0.5);
+  EXPECT_THAT(reason,
+              HasSubstr("not finished: the kernel had failed relu/cut_short_probe.correctness_x1"));
+  EXPECT_THAT(reason, HasSubstr("compute-sanitizer memcheck was still running with no finding"));
+  // Another kernel's failure ends nothing of this one's.
+  EXPECT_EQ(first_failed_case("relu/cut_short_other"), "");
+  EXPECT_EQ(sanitizer_call_cut_short_reason("relu/cut_short_other", SanitizerTool::racecheck, 59.0),
+            "");
 }
 
 }  // namespace

@@ -227,7 +227,7 @@ CaseOutcome run_sanitizer_case(const KernelSpec& kernel, const TaskSpec& task, S
     sanitized.wrapper = {sanitizer, "--tool", to_string(tool), "--print-limit", "1", "--log-file", log_path};
     // RKT_SANITIZER_NO_CHROOT=1: the sanitized worker keeps the file system (diagnosis only).
     if (const char* no_chroot = std::getenv("RKT_SANITIZER_NO_CHROOT")) sanitized.change_root = std::string(no_chroot) != "1";
-    // RKT_SANITIZER_NO_SECCOMP=1: ... and makes any system call (diagnosis only).
+    // RKT_SANITIZER_NO_SECCOMP=1: the sanitized worker may make any system call (diagnosis only).
     if (const char* no_seccomp = std::getenv("RKT_SANITIZER_NO_SECCOMP"))
       sanitized.seccomp = std::string(no_seccomp) != "1";
 

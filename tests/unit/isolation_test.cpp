@@ -12,6 +12,7 @@
 #include <iostream>
 #include <map>
 #include <string>
+#include <utility>
 
 #include "adversary_support.h"
 #include "framework/isolation/kernel_library.h"
@@ -96,17 +97,23 @@ TEST(Isolation, AWorkerCannotStartProcessesOfItsOwn) {
       << "the kernel wrote zeros, having no child to compute in";
 }
 
-// Everything `rkt_adversaries test --filter FILTER` printed, with `variables` set before it.
-std::string adversary_test_output(const std::string& variables, const std::string& filter) {
-  const std::string command =
-      variables + " " + RKT_ADVERSARIES_EXECUTABLE + " test --filter '" + filter + "' 2>&1";
+// A shell command's exit status (-1 when it did not exit) and everything it printed on standard
+// output (the command redirects standard error there itself).
+std::pair<int, std::string> command_output(const std::string& command) {
   std::string output;
   std::array<char, 4096> buffer{};
   FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return "popen failed";
+  if (pipe == nullptr) return {-1, "popen failed"};
   while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) output += buffer.data();
-  ::pclose(pipe);
-  return output;
+  const int status = ::pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+// Everything `rkt_adversaries test --filter FILTER` printed, with `variables` set before it.
+std::string adversary_test_output(const std::string& variables, const std::string& filter) {
+  return command_output(variables + " " + RKT_ADVERSARIES_EXECUTABLE + " test --filter '" + filter +
+                        "' 2>&1")
+      .second;
 }
 
 TEST(Isolation, RefusedSystemCallsAreNamedWhenAskedAndStillRefused) {
@@ -202,16 +209,9 @@ std::string line_with(const std::string& text, const std::string& needle) {
 
 // `rkt bench` over one adversary kernel: its exit status and everything it printed.
 std::pair<int, std::string> bench_adversary(const std::string& kernel, bool in_process) {
-  const std::string command = std::string(in_process ? "RKT_ISOLATION=in-process " : "") +
-                              RKT_ADVERSARIES_EXECUTABLE + " bench --benchmark_filter='^" + kernel +
-                              "/' --benchmark_format=json 2>&1";
-  std::string output;
-  std::array<char, 4096> buffer{};
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return {-1, "popen failed"};
-  while (std::fgets(buffer.data(), buffer.size(), pipe) != nullptr) output += buffer.data();
-  const int status = ::pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+  return command_output(std::string(in_process ? "RKT_ISOLATION=in-process " : "") +
+                        RKT_ADVERSARIES_EXECUTABLE + " bench --benchmark_filter='^" + kernel +
+                        "/' --benchmark_format=json 2>&1");
 }
 
 TEST(TimingCrossCheck, KernelThatSlowsTheWorkersClockIsRefused) {

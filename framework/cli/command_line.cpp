@@ -213,6 +213,9 @@ Environment:
                          standard error (diagnosis; the call still fails with EPERM)
   RKT_WORKER_REPLY_TIMEOUT=S  a kernel call unanswered for S seconds kills its worker as hung;
                          the case fails and the kernel's later cases are not run (default %WORKER_REPLY_TIMEOUT%)
+  RKT_HUNG_CALL_FACTOR=F  once a kernel has returned calls, a later one is hung after F times
+                         their time (times the square of any growth in input bytes), at least
+                         %HUNG_CALL_FLOOR% s (default %HUNG_CALL_FACTOR%; 0: the reply timeout alone)
 Benchmarks: samples until the median's relative noise is under %NOISE%%, at least %MIN_SAMPLES%
   samples, within %CUDA_BUDGET% ms of timed work on a GPU (%CPU_BUDGET% ms on the CPU); caches flushed and
   %INPUT_SETS% input sets rotated between samples; speedups with %CONFIDENCE%% bootstrap intervals.
@@ -231,6 +234,8 @@ std::string usage() {
   replace("%TIMEOUT%", std::to_string(defaults::kKernelProcessTimeoutSeconds));
   replace("%CTEST_TIMEOUT%", std::to_string(defaults::kCtestCaseTimeoutSeconds));
   replace("%WORKER_REPLY_TIMEOUT%", std::to_string(defaults::kWorkerReplyTimeoutSeconds));
+  replace("%HUNG_CALL_FLOOR%", std::to_string(defaults::kHungCallFloorSeconds));
+  replace("%HUNG_CALL_FACTOR%", fixed_digits(defaults::kHungCallFactor, 0));
   replace("%JUNIT_FILE%", kDefaultJunitFile);
   replace("%EVAL_CACHE_VARIABLE%", eval_defaults::kCacheVariable);
   replace("%EVAL_CACHE%", eval_defaults::kCacheFolderUnderHome);

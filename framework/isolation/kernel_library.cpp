@@ -13,6 +13,7 @@
 #include "framework/base/environment_switch.h"
 #include "framework/base/start_ahead_switch.h"
 #include "framework/isolation/call_trace.h"
+#include "framework/isolation/hung_call_limit.h"
 #include "framework/isolation/shared_tensors.h"
 #include "framework/isolation/worker_hangs.h"
 #include "framework/isolation/worker_process.h"
@@ -390,16 +391,25 @@ KernelRun invoke_in_worker(const KernelSpec& kernel, const std::vector<at::Tenso
   request.released = take_released_buffers();
   request.trace_off_stream_work = trace_off_stream_work;
   wire::Reply reply;
+  double input_bytes = 0;
+  for (const at::Tensor& input : inputs) input_bytes += static_cast<double>(input.nbytes());
+  const HungCallLimit limit = hung_call_limit(kernel.full_id(), input_bytes);
   const auto asked = Clock::now();
   try {
-    reply = current_worker().ask(request, buffers, worker_reply_timeout_seconds());
+    reply = current_worker().ask(request, buffers, limit.seconds);
   } catch (const WorkerFailure& failure) {
-    if (failure.hung_after_seconds > 0)
-      note_worker_hung(kernel.full_id(), failure.hung_after_seconds);
     discard_lost_worker();
-    throw;
+    if (failure.hung_after_seconds == 0) throw;
+    note_worker_hung(kernel.full_id(), failure.hung_after_seconds);
+    if (limit.basis.empty()) throw;
+    throw WorkerFailure(std::string(failure.what()) + "; the call's limit was " + limit.basis,
+                        failure.signal_number, failure.hung_after_seconds);
   }
   const auto answered = Clock::now();
+  if (reply.ok && !reply.device_lost) {
+    note_call_returned(kernel.full_id(), std::chrono::duration<double>(answered - asked).count(),
+                       input_bytes);
+  }
   if (reply.device_lost) discard_lost_worker();
   release_confirmed();
   if (!reply.device_lost) check_redzones(kernel.task_id(), staged, outputs);

@@ -124,6 +124,14 @@ inline constexpr int kWorkerReplyTimeoutSeconds = 120;  // [s]
 /// left behind; the case fails naming it and the worker is replaced, instead of the device-wide
 /// synchronisation waiting for the reply timeout (framework/runtime/outputs_final_at_return.h).
 inline constexpr double kDeviceIdleAfterReturnSeconds = 5;  // [s]
+/// Once a kernel has returned calls, a later call that takes this many times its earlier calls'
+/// time (scaled for more input bytes) is hung: generous enough for a value family that slows a
+/// kernel 100-fold (denormals on a CPU), for another judge's work on the same GPU and for a
+/// loaded machine (framework/isolation/hung_call_limit.h). RKT_HUNG_CALL_FACTOR overrides it.
+inline constexpr double kHungCallFactor = 1000;  // [x the earlier call's time]
+/// ...and never less than this: twice the worker's own wait for the device to go idle after a
+/// call (kDeviceIdleAfterReturnSeconds), so that a call it reports on in time is never cut.
+inline constexpr int kHungCallFloorSeconds = 10;  // [s]
 /// A worker's start: loading LibTorch, the kernel library and a CUDA context.
 inline constexpr int kWorkerStartupTimeoutSeconds = 120;  // [s]
 /// A worker lent by the main job is loaded already: one that has not answered its new judge

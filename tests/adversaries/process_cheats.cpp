@@ -41,6 +41,18 @@ void hangs(rkt::KernelCall&) {
   while (true) std::this_thread::sleep_for(std::chrono::seconds(1));
 }
 
+// Honest while some input is at least 0.5 in magnitude; never returns when every one is below
+// (the x0.01 case): a kernel that hangs on some inputs only, after calls that returned.
+void hangs_on_small_values(rkt::KernelCall& call) {
+  const std::int64_t n = call.output(0).numel();
+  const float* x = call.input(0).data_as<const float>();
+  bool small = true;
+  for (std::int64_t i = 0; i < n && small; ++i) small = !(x[i] >= 0.5f || x[i] <= -0.5f);
+  if (small) hangs(call);
+  float* y = call.output(0).data_as<float>();
+  for (std::int64_t i = 0; i < n; ++i) y[i] = (x[i] > 0.0f || x[i] != x[i]) ? x[i] : 0.0f;
+}
+
 }  // namespace
 
 ROBUST_KERNEL_TEST(relu, cheat_exit_zero, fake_success_then_exit)
@@ -50,5 +62,7 @@ ROBUST_KERNEL_TEST(relu, cheat_underscore_exit, underscore_exit_zero).describe("
 ROBUST_KERNEL_TEST(relu, cheat_throws, throws).describe("throws");
 ROBUST_KERNEL_TEST(relu, cheat_segfaults, segfaults).describe("raises SIGSEGV");
 ROBUST_KERNEL_TEST(relu, cheat_hangs, hangs).describe("never returns");
+ROBUST_KERNEL_TEST(relu, cheat_small_values_hang, hangs_on_small_values)
+    .describe("never returns when every input is below 0.5 in magnitude");
 ROBUST_KERNEL_TEST(relu, crashes_on_large_inputs, crashes_on_large_inputs)
     .describe("raises SIGSEGV from 20000 elements on");

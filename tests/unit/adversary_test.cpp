@@ -354,5 +354,25 @@ TEST(ProcessCheats, AHangingKernelIsKilledAfterTheTimeout) {
   EXPECT_THAT(cases.at("relu/cheat_hangs.correctness_x1").message, HasSubstr("hang"));
 }
 
+// The case limit is 60 s; the kernel's earlier calls (about a millisecond) bound the hanging one
+// by the floor, kHungCallFloorSeconds (framework/isolation/hung_call_limit.h).
+TEST(ProcessCheats, AKernelThatHangsAfterReturningIsStoppedByItsEarlierCallsBound) {
+  const auto cases = run_cases("relu/cheat_small_values_hang.correctness_*", 60);
+  expect_status(cases, "relu/cheat_small_values_hang.correctness_x1", "passed");
+  expect_status(cases, "relu/cheat_small_values_hang.correctness_x0_01", "failed");
+  const std::string& hung = case_message(cases, "relu/cheat_small_values_hang.correctness_x0_01");
+  EXPECT_THAT(hung, HasSubstr("did not answer within " +
+                              std::to_string(defaults::kHungCallFloorSeconds) + " s (hung)"));
+  EXPECT_THAT(hung,
+              HasSubstr("the call's limit was " + std::to_string(defaults::kHungCallFloorSeconds) +
+                        " s: 1000x its earlier call"));
+  // Cases after it are not run, each naming the hang (worker_hangs.h).
+  const auto after = cases.find("relu/cheat_small_values_hang.correctness_negated");
+  if (after != cases.end() && after->second.status != "passed") {
+    EXPECT_THAT(after->second.message,
+                HasSubstr("hung after " + std::to_string(defaults::kHungCallFloorSeconds) + " s"));
+  }
+}
+
 }  // namespace
 }  // namespace rkt

@@ -1,0 +1,136 @@
+#include "framework/isolation/hung_call_limit.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+#include "framework/base/number_text.h"
+#include "framework/isolation/worker_process.h"
+#include "rkt/defaults.h"
+
+namespace rkt {
+namespace {
+
+static_assert(defaults::kHungCallFloorSeconds >= 2 * defaults::kDeviceIdleAfterReturnSeconds,
+              "a call the worker reports on after waiting for the device must not be cut");
+
+struct ReturnedCall {
+  double seconds = 0;
+  double input_bytes = 0;
+};
+
+struct ReturnedCalls {
+  std::mutex mutex;  // cases beside each other run on threads of their own
+  std::map<std::string, std::vector<ReturnedCall>> by_kernel;
+};
+
+ReturnedCalls& returned_calls() {
+  static ReturnedCalls calls;
+  return calls;
+}
+
+// Calls kept per kernel: the slowest for their bytes. A property case makes hundreds of calls;
+// the limit needs the few that allow most.
+constexpr std::size_t kCallsKept = 16;
+
+double hung_call_factor() {
+  const char* text = std::getenv(kHungCallFactorVariable);
+  if (text == nullptr || *text == '\0') return defaults::kHungCallFactor;
+  char* end = nullptr;
+  const double factor = std::strtod(text, &end);
+  if (*end != '\0' || !std::isfinite(factor) || (factor != 0 && factor < 1)) {
+    throw std::invalid_argument(std::string(kHungCallFactorVariable) + "='" + text +
+                                "' is not 0 (no bound but the reply timeout) or a number of at "
+                                "least 1 (times the kernel's earlier calls)");
+  }
+  return factor;
+}
+
+// What `call` allows a call with `input_bytes`: factor x its time x the square of the growth in
+// input bytes. [s]
+double allowance(const ReturnedCall& call, double input_bytes, double factor) {
+  const double growth = call.input_bytes > 0 ? std::max(1.0, input_bytes / call.input_bytes) : 1.0;
+  return factor * call.seconds * growth * growth;
+}
+
+std::string describe_bytes(double bytes) {
+  std::ostringstream text;
+  text.precision(3);
+  if (bytes >= 1e6) {
+    text << bytes / 1e6 << " MB";
+  } else if (bytes >= 1e3) {
+    text << bytes / 1e3 << " kB";
+  } else {
+    text << bytes << " bytes";
+  }
+  return text.str();
+}
+
+}  // namespace
+
+void note_call_returned(const std::string& kernel_id, double seconds, double input_bytes) {
+  ReturnedCalls& calls = returned_calls();
+  const std::lock_guard<std::mutex> lock(calls.mutex);
+  std::vector<ReturnedCall>& kept = calls.by_kernel[kernel_id];
+  kept.push_back({seconds, input_bytes});
+  if (kept.size() <= kCallsKept) return;
+  // Drop the call that allows least for a call of its own size (the fastest per squared byte).
+  const auto least =
+      std::min_element(kept.begin(), kept.end(), [](const ReturnedCall& a, const ReturnedCall& b) {
+        const double a_rate =
+            a.input_bytes > 0 ? a.seconds / (a.input_bytes * a.input_bytes) : a.seconds;
+        const double b_rate =
+            b.input_bytes > 0 ? b.seconds / (b.input_bytes * b.input_bytes) : b.seconds;
+        return a_rate < b_rate;
+      });
+  kept.erase(least);
+}
+
+HungCallLimit hung_call_limit(const std::string& kernel_id, double input_bytes) {
+  const int reply_timeout = worker_reply_timeout_seconds();
+  const double factor = hung_call_factor();
+  if (factor == 0) return {reply_timeout, ""};
+  ReturnedCall basis;
+  double allowed = 0;
+  {
+    ReturnedCalls& calls = returned_calls();
+    const std::lock_guard<std::mutex> lock(calls.mutex);
+    const auto found = calls.by_kernel.find(kernel_id);
+    if (found == calls.by_kernel.end() || found->second.empty()) return {reply_timeout, ""};
+    for (const ReturnedCall& call : found->second) {
+      const double allows = allowance(call, input_bytes, factor);
+      if (allows > allowed) {
+        allowed = allows;
+        basis = call;
+      }
+    }
+  }
+  const int seconds =
+      static_cast<int>(std::ceil(std::max<double>(allowed, defaults::kHungCallFloorSeconds)));
+  if (seconds >= reply_timeout) return {reply_timeout, ""};
+  std::ostringstream text;
+  text.precision(3);
+  text << seconds << " s: " << fixed_digits(factor, factor == std::floor(factor) ? 0 : 2)
+       << "x its earlier call of " << basis.seconds * 1e3 << " ms on "
+       << describe_bytes(basis.input_bytes) << " of inputs";
+  if (input_bytes > basis.input_bytes && basis.input_bytes > 0) {
+    text << ", times the square of this call's " << input_bytes / basis.input_bytes
+         << "x more bytes";
+  }
+  text << ", at least " << defaults::kHungCallFloorSeconds << " s (" << kHungCallFactorVariable
+       << " sets the factor; 0 leaves only the reply timeout, " << reply_timeout << " s)";
+  return {seconds, text.str()};
+}
+
+void forget_returned_calls() {
+  ReturnedCalls& calls = returned_calls();
+  const std::lock_guard<std::mutex> lock(calls.mutex);
+  calls.by_kernel.clear();
+}
+
+}  // namespace rkt

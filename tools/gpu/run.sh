@@ -541,6 +541,14 @@ if [[ " $steps " == *" warm "* ]]; then
   done
   unset RKT_START_AHEAD
   cp /tmp/rkt-warm-serve-1/eval.jsonl "$out/warm/serve_ahead.jsonl" 2>/dev/null
+  # Where a warm verdict's seconds go (issue 29: serve <= 2.5 s): the phases of the last cached
+  # eval and of the last served request, started ahead.
+  for results in "/tmp/rkt-warm-cached-1-$rep/results.json" \
+    "$(find /tmp/rkt-warm-serve-1 -name results.json -printf '%T@ %p\n' 2>/dev/null | sort -n | tail -n 1 | cut -d' ' -f2)"; do
+    [ -f "$results" ] || continue
+    echo "warm: phases of $results"
+    python3 tools/gpu/eval_phases.py "$results" --slowest 1 | tee -a "$out/warm/phases.txt"
+  done
 fi
 if [[ " $steps " == *" buffer_pool "* ]]; then
   # Issue 29: what keeping shared buffers for reuse (RKT_SHARED_BUFFER_POOL) and carving small ones

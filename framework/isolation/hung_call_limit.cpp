@@ -24,9 +24,14 @@ struct ReturnedCall {
   double input_bytes = 0;
 };
 
+struct KernelCalls {
+  int worker = 0;                  ///< the worker whose first call of the kernel was seen last
+  std::vector<ReturnedCall> kept;  ///< the calls after each worker's first
+};
+
 struct ReturnedCalls {
   std::mutex mutex;  // cases beside each other run on threads of their own
-  std::map<std::string, std::vector<ReturnedCall>> by_kernel;
+  std::map<std::string, KernelCalls> by_kernel;
 };
 
 ReturnedCalls& returned_calls() {
@@ -73,10 +78,18 @@ std::string describe_bytes(double bytes) {
 
 }  // namespace
 
-void note_call_returned(const std::string& kernel_id, double seconds, double input_bytes) {
+void note_call_returned(const std::string& kernel_id, int worker, double seconds,
+                        double input_bytes) {
   ReturnedCalls& calls = returned_calls();
   const std::lock_guard<std::mutex> lock(calls.mutex);
-  std::vector<ReturnedCall>& kept = calls.by_kernel[kernel_id];
+  KernelCalls& kernel = calls.by_kernel[kernel_id];
+  // A worker's first call of a kernel loads its code (CUDA loads a kernel function at its first
+  // launch; run 44: 0.3 s for a relu whose later calls took 0.1 ms): no measure of the calls after.
+  if (kernel.worker != worker) {
+    kernel.worker = worker;
+    return;
+  }
+  std::vector<ReturnedCall>& kept = kernel.kept;
   kept.push_back({seconds, input_bytes});
   if (kept.size() <= kCallsKept) return;
   // Drop the call that allows least for a call of its own size (the fastest per squared byte).
@@ -101,8 +114,8 @@ HungCallLimit hung_call_limit(const std::string& kernel_id, double input_bytes) 
     ReturnedCalls& calls = returned_calls();
     const std::lock_guard<std::mutex> lock(calls.mutex);
     const auto found = calls.by_kernel.find(kernel_id);
-    if (found == calls.by_kernel.end() || found->second.empty()) return {reply_timeout, ""};
-    for (const ReturnedCall& call : found->second) {
+    if (found == calls.by_kernel.end() || found->second.kept.empty()) return {reply_timeout, ""};
+    for (const ReturnedCall& call : found->second.kept) {
       const double allows = allowance(call, input_bytes, factor);
       if (allows > allowed) {
         allowed = allows;
@@ -110,9 +123,11 @@ HungCallLimit hung_call_limit(const std::string& kernel_id, double input_bytes) 
       }
     }
   }
-  const int seconds =
-      static_cast<int>(std::ceil(std::max<double>(allowed, defaults::kHungCallFloorSeconds)));
-  if (seconds >= reply_timeout) return {reply_timeout, ""};
+  // In double until it is known to be under the reply timeout: a trial's inputs may be 10^6 times
+  // a tiny one's, and the square of that overflows an int (run 44).
+  const double limit = std::ceil(std::max<double>(allowed, defaults::kHungCallFloorSeconds));
+  if (!(limit < reply_timeout)) return {reply_timeout, ""};
+  const int seconds = static_cast<int>(limit);
   std::ostringstream text;
   text.precision(3);
   text << seconds << " s: " << fixed_digits(factor, factor == std::floor(factor) ? 0 : 2)

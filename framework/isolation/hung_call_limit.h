@@ -2,7 +2,8 @@
 // hung.
 //
 // The reply timeout (kWorkerReplyTimeoutSeconds; RKT_WORKER_REPLY_TIMEOUT) bounds a call of a
-// kernel nothing is known of. Once the kernel has returned calls in this judge, a later call is
+// kernel nothing is known of. Once the kernel has returned calls in this judge (each worker's
+// first call of it aside: it loads the kernel's code), a later call is
 // bounded by what they took: kHungCallFactor times an earlier call's time, scaled by the square
 // of how many times more input bytes this call has (an attention's work grows so with its
 // sequence), the most generous of the earlier calls, and never under kHungCallFloorSeconds nor
@@ -26,8 +27,10 @@ struct HungCallLimit {
 };
 
 /// Records that a call of `kernel_id` with `input_bytes` of inputs returned after `seconds`
-/// (the judge's round trip).
-void note_call_returned(const std::string& kernel_id, double seconds, double input_bytes);
+/// (the judge's round trip) from the worker with process id `worker`. The first call of the
+/// kernel in each worker is not a measure: it loads the kernel's code.
+void note_call_returned(const std::string& kernel_id, int worker, double seconds,
+                        double input_bytes);
 
 /// The limit of the next call of `kernel_id` with `input_bytes` of inputs. Throws
 /// std::invalid_argument naming RKT_HUNG_CALL_FACTOR or RKT_WORKER_REPLY_TIMEOUT when either is

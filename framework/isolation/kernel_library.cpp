@@ -407,8 +407,8 @@ KernelRun invoke_in_worker(const KernelSpec& kernel, const std::vector<at::Tenso
   }
   const auto answered = Clock::now();
   if (reply.ok && !reply.device_lost) {
-    note_call_returned(kernel.full_id(), std::chrono::duration<double>(answered - asked).count(),
-                       input_bytes);
+    note_call_returned(kernel.full_id(), current_worker().pid(),
+                       std::chrono::duration<double>(answered - asked).count(), input_bytes);
   }
   if (reply.device_lost) discard_lost_worker();
   release_confirmed();

@@ -45,6 +45,8 @@
 #   "shard_hang" watches `rkt run --kernel cuda` as RKT_SHARD_HANG_SHARDS (4) shards on one GPU
 #   for RKT_SHARD_HANG_LIMIT s (100): threads' wait channels, file locks and stacks at
 #   RKT_SHARD_HANG_AT s (50), then each shard's progress;
+#   "memprobe" memcheck on a plain program that writes one past a buffer (tools/gpu/memcheck_probe.cu),
+#   outside rkt, and whether the CUDA debugger back-end is there;
 #   "sanidiag" why a sanitized worker stops answering after memcheck's finding (runs 22, 41, 43:
 #   every kernel that reads or writes past an allocation costs its case timeout, and holds the
 #   GPU's lease meanwhile): relu/cuda_reads_past_end's memcheck case with the refused system
@@ -374,6 +376,26 @@ if [[ " $steps " == *" selftest_gpu "* ]]; then
     >"$out/selftest_gpu.log" 2>&1
   echo "selftest (GPU parts): exit $?, $(($(date +%s) - start)) s"
   grep -E "^\[ +(OK|FAILED|SKIPPED) +\]|normal law|value family" "$out/selftest_gpu.log" | head -n 40
+fi
+if [[ " $steps " == *" memprobe "* ]]; then
+  # Issue 29: is memcheck's silence (run 44: no variant of sanidiag named the access) rkt's or the
+  # machine's? A plain program that writes one past a buffer, under the tool, outside rkt.
+  mkdir -p "$out/memprobe"
+  {
+    echo "== debugger back-end"; ldconfig -p | grep -i cudadebugger || echo "no libcudadebugger in ldconfig"
+    ls -l /usr/local/nvidia/lib64/libcudadebugger* /usr/lib/x86_64-linux-gnu/libcudadebugger* 2>&1
+    echo "== compute-sanitizer options"
+    timeout 20 compute-sanitizer --help 2>&1 | grep -iE -A2 "debug|backend|exception|device-error|precise|hang|timeout"
+    nvcc -o /tmp/memcheck_probe tools/gpu/memcheck_probe.cu 2>&1
+    echo "== plain run"; timeout 20 /tmp/memcheck_probe; echo "exit $?"
+    for extra in "" "--check-device-heap no" "--report-api-errors no"; do
+      echo "== memcheck $extra"
+      t0=$(date +%s.%N)
+      timeout 25 compute-sanitizer --tool memcheck $extra /tmp/memcheck_probe 2>&1 | head -n 30
+      echo "exit ${PIPESTATUS[0]}, $(python3 -c "import time; print(round(time.time() - $t0, 1))") s"
+    done
+  } >"$out/memprobe/probe.txt" 2>&1
+  cat "$out/memprobe/probe.txt"
 fi
 if [[ " $steps " == *" sanidiag "* ]]; then
   mkdir -p "$out/sanidiag"

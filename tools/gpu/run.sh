@@ -546,7 +546,8 @@ if [[ " $steps " == *" warm "* ]]; then
         "$build/bin/rkt" test --kernel relu/cuda_grid_stride --json
     done
   done
-  cp "/tmp/rkt-warm-cached-1-$rep/eval.jsonl" "$out/warm/cached_ahead.jsonl" 2>/dev/null
+  cached_ahead="/tmp/rkt-warm-cached-1-$rep"
+  cp "$cached_ahead/eval.jsonl" "$out/warm/cached_ahead.jsonl" 2>/dev/null
   cp "/tmp/rkt-warm-cached-0-$rep/eval.jsonl" "$out/warm/cached_not_ahead.jsonl" 2>/dev/null
   for ahead in 0 1; do
     export RKT_START_AHEAD=$ahead
@@ -565,7 +566,7 @@ if [[ " $steps " == *" warm "* ]]; then
   cp /tmp/rkt-warm-serve-1/eval.jsonl "$out/warm/serve_ahead.jsonl" 2>/dev/null
   # Where a warm verdict's seconds go (issue 29: serve <= 2.5 s): the phases of the last cached
   # eval and of the last served request, started ahead.
-  for results in "/tmp/rkt-warm-cached-1-$rep/results.json" \
+  for results in "$cached_ahead/results.json" \
     "$(find /tmp/rkt-warm-serve-1 -name results.json -printf '%T@ %p\n' 2>/dev/null | sort -n | tail -n 1 | cut -d' ' -f2)"; do
     [ -f "$results" ] || continue
     echo "warm: phases of $results"

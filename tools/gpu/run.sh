@@ -387,11 +387,11 @@ if [[ " $steps " == *" memprobe "* ]]; then
     echo "== compute-sanitizer options"
     timeout 20 compute-sanitizer --help 2>&1 | grep -iE -A2 "debug|backend|exception|device-error|precise|hang|timeout"
     nvcc -o /tmp/memcheck_probe tools/gpu/memcheck_probe.cu 2>&1
-    echo "== plain run"; timeout 20 /tmp/memcheck_probe; echo "exit $?"
-    for extra in "" "--check-device-heap no" "--report-api-errors no"; do
-      echo "== memcheck $extra"
+    echo "== plain run"; timeout 20 /tmp/memcheck_probe own; echo "exit $?"
+    for mode in own ipc; do
+      echo "== memcheck, $mode buffer"
       t0=$(date +%s.%N)
-      timeout 25 compute-sanitizer --tool memcheck $extra /tmp/memcheck_probe 2>&1 | head -n 30
+      timeout 25 compute-sanitizer --tool memcheck --print-limit 3 /tmp/memcheck_probe "$mode" 2>&1 | head -n 30
       echo "exit ${PIPESTATUS[0]}, $(python3 -c "import time; print(round(time.time() - $t0, 1))") s"
     done
   } >"$out/memprobe/probe.txt" 2>&1

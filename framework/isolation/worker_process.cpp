@@ -60,6 +60,7 @@ struct WorkerCommand {
     }
     if (!launch.change_root) arguments.push_back("--no-chroot");
     if (!launch.seccomp) arguments.push_back("--no-seccomp");
+    if (launch.own_device_copies) arguments.push_back("--own-device-copies");
     if (const char* name_refused = std::getenv(kNameRefusedCallsVariable);
         name_refused != nullptr && std::string(name_refused) == "1") {
       arguments.push_back("--name-refused-calls");

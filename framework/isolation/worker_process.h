@@ -48,6 +48,9 @@ struct WorkerLaunch {
   std::string library;     ///< The kernel library it loads.
   bool change_root = true; ///< false: --no-chroot (diagnosis only).
   bool seccomp = true;     ///< false: --no-seccomp (diagnosis only).
+  /// --own-device-copies: CUDA calls on copies in the worker's own allocations, for memcheck
+  /// (framework/worker/own_device_copies.h).
+  bool own_device_copies = false;
   /// A program the worker runs under, with its arguments (compute-sanitizer for the sanitizer
   /// cases); the worker's own command line follows them. Empty: the worker runs directly.
   std::vector<std::string> wrapper;

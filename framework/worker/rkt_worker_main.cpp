@@ -99,6 +99,7 @@ int main(int argc, char** argv) {
   bool library_from_socket = false;  // started ahead: the library's path is the first message
   rkt::SandboxOptions sandbox;
   bool with_libtorch = false;  // LibTorch's calls whatever the library needs (RKT_LIGHT_WORKER=0)
+  bool own_device_copies = false;  // the sanitizer cases' worker (own_device_copies.h)
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--socket" && i + 1 < argc) socket = std::atoi(argv[++i]);
@@ -111,6 +112,8 @@ int main(int argc, char** argv) {
       sandbox.name_refused_calls = true;
     else if (arg == "--with-libtorch")
       with_libtorch = true;
+    else if (arg == "--own-device-copies")
+      own_device_copies = true;
     else {
       std::cerr << "rkt-worker: unknown argument '" << arg << "' (started by rkt, not by hand)\n";
       return 2;
@@ -144,6 +147,7 @@ int main(int argc, char** argv) {
   // after them (needed_libraries.h: run 42's workers died opening it first on the GPU).
   if (!with_libtorch && rkt::links_libtorch(library)) with_libtorch = true;
   rkt::WorkerState state;
+  state.own_device_copies = own_device_copies;
   rkt::KernelCalls* torch_calls = nullptr;
   std::string torch_error;
   rkt::set_worker_step("loading LibTorch's calls (the plugin)");

@@ -5,6 +5,7 @@
 #include "framework/runtime/cuda_runtime_device.h"
 #include "framework/worker/buffer_mapping.h"
 #include "framework/worker/call_steps.h"
+#include "framework/worker/own_device_copies.h"
 
 namespace rkt {
 namespace {
@@ -76,10 +77,17 @@ int serve_worker_requests(int socket, WorkerState& state, KernelCalls& calls) {
       } else {
         if (request.kernel >= state.kernels.size()) throw wire::WireError("unknown kernel index");
         const KernelSpec& kernel = *state.kernels[request.kernel];
-        const std::vector<CallArguments> sets = arguments_of(request, buffers);
-        reply = request.kind == wire::RequestKind::call
-                    ? calls.call(kernel, sets[0], request.trace_off_stream_work)
-                    : calls.measure(kernel, sets, request);
+        std::vector<CallArguments> sets = arguments_of(request, buffers);
+        if (request.kind == wire::RequestKind::call && state.own_device_copies &&
+            kernel.device() == Device::cuda) {
+          const OwnDeviceCopies copies(sets[0]);
+          reply = calls.call(kernel, sets[0], request.trace_off_stream_work);
+          if (reply.ok) copies.copy_outputs_back();
+        } else {
+          reply = request.kind == wire::RequestKind::call
+                      ? calls.call(kernel, sets[0], request.trace_off_stream_work)
+                      : calls.measure(kernel, sets, request);
+        }
       }
     } catch (const wire::WireError&) {
       throw;

@@ -15,6 +15,9 @@ namespace rkt {
 struct WorkerState {
   std::vector<KernelSpec*> kernels;  ///< As the kernel library registered them.
   wire::DescribeReply description;
+  /// CUDA calls run on copies in the worker's own allocations (own_device_copies.h): the worker
+  /// that compute-sanitizer watches.
+  bool own_device_copies = false;
 };
 
 /// Serves requests on `socket` with `calls` until the judge closes it. Returns the process's exit

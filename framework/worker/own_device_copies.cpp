@@ -9,6 +9,7 @@
 
 namespace rkt {
 namespace {
+#if RKT_WITH_CUDA
 
 // [bytes] From the first element to the last one a view's strides reach, inclusive.
 std::size_t span_bytes(const TensorView& view) {
@@ -20,7 +21,6 @@ std::size_t span_bytes(const TensorView& view) {
   return static_cast<std::size_t>(last + 1) * element_size(view.dtype);
 }
 
-#if RKT_WITH_CUDA
 void check(cudaError_t status, const char* what) {
   if (status != cudaSuccess) {
     throw std::runtime_error(std::string("the worker's own copy of an argument: ") + what + ": " +

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "framework/cases/correctness_case.h"
+#include "framework/cases/cuda_debugger_backend.h"
 #include "framework/cases/failed_cases.h"
 #include "framework/dims/kernel_domain.h"
 #include "framework/dims/ragged_dims.h"
@@ -310,13 +311,16 @@ CaseOutcome run_sanitizer_case(const KernelSpec& kernel, const TaskSpec& task, S
       // end, or a float4 tail) the sanitized worker ran on without answering and the tool wrote
       // no finding; honest kernels answered in 1-3 s.
       const bool hung = call_error.find("did not answer within") != std::string::npos;
-      return {CaseStatus::failed,
-              name + ": the call under compute-sanitizer " + to_string(tool) + " failed (" + where +
-                  "): " + call_error +
-                  (hung ? "; the tool reported nothing before the worker stopped answering, which "
-                          "on the H200 followed invalid memory accesses (honest kernels answer in "
-                          "1-3 s): run the call under compute-sanitizer by hand to see the access"
-                        : "")};
+      return {
+          CaseStatus::failed,
+          name + ": the call under compute-sanitizer " + to_string(tool) + " failed (" + where +
+              "): " + call_error +
+              (hung ? "; the tool reported nothing before the worker stopped answering, which "
+                      "on the H200 followed invalid memory accesses (honest kernels answer in "
+                      "1-3 s): run the call under compute-sanitizer by hand to see the access; " +
+                          describe_cuda_debugger_backend(
+                              find_cuda_debugger_backend(cuda_debugger_backend_directories()))
+                    : "")};
     }
     if (!log.summarised) {
       return {CaseStatus::failed, name + ": compute-sanitizer " + to_string(tool) +

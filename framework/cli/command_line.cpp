@@ -214,7 +214,7 @@ Environment:
   RKT_WORKER_REPLY_TIMEOUT=S  a kernel call unanswered for S seconds kills its worker as hung;
                          the case fails and the kernel's later cases are not run (default %WORKER_REPLY_TIMEOUT%)
   RKT_HUNG_CALL_FACTOR=F  once a kernel has returned calls, a later one is hung after F times
-                         their time (times the square of any growth in input bytes), at least
+                         their time (times the square of any growth in argument bytes), at least
                          %HUNG_CALL_FLOOR% s (default %HUNG_CALL_FACTOR%; 0: the reply timeout alone)
 Benchmarks: samples until the median's relative noise is under %NOISE%%, at least %MIN_SAMPLES%
   samples, within %CUDA_BUDGET% ms of timed work on a GPU (%CPU_BUDGET% ms on the CPU); caches flushed and

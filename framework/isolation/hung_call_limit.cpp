@@ -21,7 +21,7 @@ static_assert(defaults::kHungCallFloorSeconds >= 2 * defaults::kDeviceIdleAfterR
 
 struct ReturnedCall {
   double seconds = 0;
-  double input_bytes = 0;
+  double argument_bytes = 0;
 };
 
 struct KernelCalls {
@@ -56,10 +56,11 @@ double hung_call_factor() {
   return factor;
 }
 
-// What `call` allows a call with `input_bytes`: factor x its time x the square of the growth in
-// input bytes. [s]
-double allowance(const ReturnedCall& call, double input_bytes, double factor) {
-  const double growth = call.input_bytes > 0 ? std::max(1.0, input_bytes / call.input_bytes) : 1.0;
+// What `call` allows a call with `argument_bytes`: factor x its time x the square of the growth in
+// argument bytes. [s]
+double allowance(const ReturnedCall& call, double argument_bytes, double factor) {
+  const double growth =
+      call.argument_bytes > 0 ? std::max(1.0, argument_bytes / call.argument_bytes) : 1.0;
   return factor * call.seconds * growth * growth;
 }
 
@@ -79,7 +80,7 @@ std::string describe_bytes(double bytes) {
 }  // namespace
 
 void note_call_returned(const std::string& kernel_id, int worker, double seconds,
-                        double input_bytes) {
+                        double argument_bytes) {
   ReturnedCalls& calls = returned_calls();
   const std::lock_guard<std::mutex> lock(calls.mutex);
   KernelCalls& kernel = calls.by_kernel[kernel_id];
@@ -90,21 +91,21 @@ void note_call_returned(const std::string& kernel_id, int worker, double seconds
     return;
   }
   std::vector<ReturnedCall>& kept = kernel.kept;
-  kept.push_back({seconds, input_bytes});
+  kept.push_back({seconds, argument_bytes});
   if (kept.size() <= kCallsKept) return;
   // Drop the call that allows least for a call of its own size (the fastest per squared byte).
   const auto least =
       std::min_element(kept.begin(), kept.end(), [](const ReturnedCall& a, const ReturnedCall& b) {
         const double a_rate =
-            a.input_bytes > 0 ? a.seconds / (a.input_bytes * a.input_bytes) : a.seconds;
+            a.argument_bytes > 0 ? a.seconds / (a.argument_bytes * a.argument_bytes) : a.seconds;
         const double b_rate =
-            b.input_bytes > 0 ? b.seconds / (b.input_bytes * b.input_bytes) : b.seconds;
+            b.argument_bytes > 0 ? b.seconds / (b.argument_bytes * b.argument_bytes) : b.seconds;
         return a_rate < b_rate;
       });
   kept.erase(least);
 }
 
-HungCallLimit hung_call_limit(const std::string& kernel_id, double input_bytes) {
+HungCallLimit hung_call_limit(const std::string& kernel_id, double argument_bytes) {
   const int reply_timeout = worker_reply_timeout_seconds();
   const double factor = hung_call_factor();
   if (factor == 0) return {reply_timeout, ""};
@@ -116,15 +117,15 @@ HungCallLimit hung_call_limit(const std::string& kernel_id, double input_bytes) 
     const auto found = calls.by_kernel.find(kernel_id);
     if (found == calls.by_kernel.end() || found->second.kept.empty()) return {reply_timeout, ""};
     for (const ReturnedCall& call : found->second.kept) {
-      const double allows = allowance(call, input_bytes, factor);
+      const double allows = allowance(call, argument_bytes, factor);
       if (allows > allowed) {
         allowed = allows;
         basis = call;
       }
     }
   }
-  // In double until it is known to be under the reply timeout: a trial's inputs may be 10^6 times
-  // a tiny one's, and the square of that overflows an int (run 44).
+  // In double until it is known to be under the reply timeout: a trial's arguments may be 10^6
+  // times a tiny one's, and the square of that overflows an int (run 44).
   const double limit = std::ceil(std::max<double>(allowed, defaults::kHungCallFloorSeconds));
   if (!(limit < reply_timeout)) return {reply_timeout, ""};
   const int seconds = static_cast<int>(limit);
@@ -132,9 +133,9 @@ HungCallLimit hung_call_limit(const std::string& kernel_id, double input_bytes) 
   text.precision(3);
   text << seconds << " s: " << fixed_digits(factor, factor == std::floor(factor) ? 0 : 2)
        << "x its earlier call of " << basis.seconds * 1e3 << " ms on "
-       << describe_bytes(basis.input_bytes) << " of inputs";
-  if (input_bytes > basis.input_bytes && basis.input_bytes > 0) {
-    text << ", times the square of this call's " << input_bytes / basis.input_bytes
+       << describe_bytes(basis.argument_bytes) << " of arguments";
+  if (argument_bytes > basis.argument_bytes && basis.argument_bytes > 0) {
+    text << ", times the square of this call's " << argument_bytes / basis.argument_bytes
          << "x more bytes";
   }
   text << ", at least " << defaults::kHungCallFloorSeconds << " s (" << kHungCallFactorVariable

@@ -391,9 +391,10 @@ KernelRun invoke_in_worker(const KernelSpec& kernel, const std::vector<at::Tenso
   request.released = take_released_buffers();
   request.trace_off_stream_work = trace_off_stream_work;
   wire::Reply reply;
-  double input_bytes = 0;
-  for (const at::Tensor& input : inputs) input_bytes += static_cast<double>(input.nbytes());
-  const HungCallLimit limit = hung_call_limit(kernel.full_id(), input_bytes);
+  double argument_bytes = 0;  // the call's size, for its hang limit (hung_call_limit.h)
+  for (const at::Tensor& input : inputs) argument_bytes += static_cast<double>(input.nbytes());
+  for (const at::Tensor& output : outputs) argument_bytes += static_cast<double>(output.nbytes());
+  const HungCallLimit limit = hung_call_limit(kernel.full_id(), argument_bytes);
   const auto asked = Clock::now();
   try {
     reply = current_worker().ask(request, buffers, limit.seconds);
@@ -408,7 +409,7 @@ KernelRun invoke_in_worker(const KernelSpec& kernel, const std::vector<at::Tenso
   const auto answered = Clock::now();
   if (reply.ok && !reply.device_lost) {
     note_call_returned(kernel.full_id(), current_worker().pid(),
-                       std::chrono::duration<double>(answered - asked).count(), input_bytes);
+                       std::chrono::duration<double>(answered - asked).count(), argument_bytes);
   }
   if (reply.device_lost) discard_lost_worker();
   release_confirmed();

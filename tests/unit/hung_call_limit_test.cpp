@@ -29,9 +29,9 @@ class HungCallLimitTest : public ::testing::Test {
 
   // A call of `kernel` from worker 7, after that worker's first call of it: a slow one (it loads
   // the kernel's code), which must not count.
-  void returned(const std::string& kernel, double seconds, double input_bytes) {
-    if (primed_.insert(kernel).second) note_call_returned(kernel, kWorker, 5.0, input_bytes);
-    note_call_returned(kernel, kWorker, seconds, input_bytes);
+  void returned(const std::string& kernel, double seconds, double argument_bytes) {
+    if (primed_.insert(kernel).second) note_call_returned(kernel, kWorker, 5.0, argument_bytes);
+    note_call_returned(kernel, kWorker, seconds, argument_bytes);
   }
   std::set<std::string> primed_;
   static constexpr int kWorker = 7;
@@ -47,7 +47,7 @@ TEST_F(HungCallLimitTest, AQuickKernelsLaterCallsGetTheFloor) {
   returned("relu/quick", 0.002, 1e6);
   const HungCallLimit limit = hung_call_limit("relu/quick", 1e6);
   EXPECT_EQ(limit.seconds, defaults::kHungCallFloorSeconds);
-  EXPECT_THAT(limit.basis, HasSubstr("1000x its earlier call of 2 ms on 1 MB of inputs"));
+  EXPECT_THAT(limit.basis, HasSubstr("1000x its earlier call of 2 ms on 1 MB of arguments"));
   // Another kernel's calls say nothing of this one's.
   EXPECT_EQ(hung_call_limit("relu/other", 1e6).seconds, defaults::kWorkerReplyTimeoutSeconds);
 }

@@ -49,6 +49,9 @@ OwnDeviceCopies::OwnDeviceCopies(CallArguments& arguments) {
   try {
     copy_in(arguments.inputs, inputs_);
     copy_in(arguments.outputs, outputs_);
+    // A copy between device buffers does not wait for itself to finish, and the kernel's stream
+    // (non-blocking) does not wait for the legacy stream it ran on.
+    check(cudaDeviceSynchronize(), "the copies in");
   } catch (...) {
     free_copies();
     throw;
@@ -78,6 +81,7 @@ void OwnDeviceCopies::copy_outputs_back() const {
     check(cudaMemcpy(copy.shared, copy.own, copy.bytes, cudaMemcpyDeviceToDevice),
           "cudaMemcpy back");
   }
+  check(cudaDeviceSynchronize(), "the copies back");  // before the reply lets the judge read them
 #endif
 }
 

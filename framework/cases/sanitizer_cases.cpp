@@ -226,11 +226,12 @@ CaseOutcome run_sanitizer_case(const KernelSpec& kernel, const TaskSpec& task, S
     const std::string log_path = folder + "/log.txt";
     WorkerLaunch sanitized = *launch;
     sanitized.wrapper = {sanitizer, "--tool", to_string(tool), "--print-limit", "1", "--log-file", log_path};
-    // Its kernel runs on allocations of the worker's own, whose bounds the tool knows, not on the
-    // judge's buffers mapped by CUDA IPC (own_device_copies.h). RKT_SANITIZER_SHARED_BUFFERS=1:
-    // on the mapped buffers, as before (diagnosis only).
-    const char* shared_buffers = std::getenv("RKT_SANITIZER_SHARED_BUFFERS");
-    sanitized.own_device_copies = shared_buffers == nullptr || std::string(shared_buffers) != "1";
+    // RKT_SANITIZER_OWN_COPIES=1: the kernel runs on allocations of the worker's own, whose bounds
+    // the tool knows, not on the judge's buffers mapped by CUDA IPC (own_device_copies.h). Off
+    // until a GPU run shows memcheck naming accesses so and passing honest kernels (the copies
+    // are API calls on IPC memory that memcheck checks too).
+    const char* own_copies = std::getenv("RKT_SANITIZER_OWN_COPIES");
+    sanitized.own_device_copies = own_copies != nullptr && std::string(own_copies) == "1";
     // RKT_SANITIZER_NO_CHROOT=1: the sanitized worker keeps the file system (diagnosis only).
     if (const char* no_chroot = std::getenv("RKT_SANITIZER_NO_CHROOT")) sanitized.change_root = std::string(no_chroot) != "1";
     // RKT_SANITIZER_NO_SECCOMP=1: the sanitized worker may make any system call (diagnosis only).

@@ -4,10 +4,11 @@
 // compute-sanitizer's memcheck, a kernel that read one element past such a buffer never finished
 // (runs 22-44: the worker spun in cuStreamSynchronize and the tool named nothing, whether the
 // sandbox was on or off), while run 16 saw memcheck name a write past the end of rkt's own
-// allocation. So the worker that memcheck watches (`rkt-worker --own-device-copies`, started by
-// the sanitizer cases) copies each CUDA argument into a cudaMalloc of exactly its bytes before
-// the call, hands the kernel those, and copies the outputs back after it: memcheck then judges
-// every access against an allocation of the worker's own, whose bounds it knows.
+// allocation. So the worker that memcheck watches can (`rkt-worker --own-device-copies`, started
+// by the sanitizer cases under RKT_SANITIZER_OWN_COPIES=1: not the default until a GPU run has
+// tried it) copy each CUDA argument into a cudaMalloc of exactly its bytes before the call, hand
+// the kernel those, and copy the outputs back after it: memcheck then judges every access against
+// an allocation of the worker's own, whose bounds it knows.
 #pragma once
 
 #include <vector>

@@ -400,11 +400,12 @@ fi
 if [[ " $steps " == *" sanidiag "* ]]; then
   mkdir -p "$out/sanidiag"
   case_limit="${RKT_SANIDIAG_CASE:-20}"
-  # named: as rkt runs it (since run 44, the kernel on the worker's own copies); shared: on the
-  # judge's buffers mapped by CUDA IPC, as before; the others: shared, less a sandbox measure.
-  for variant in ${RKT_SANIDIAG_VARIANTS:-named shared no_seccomp no_chroot neither}; do
+  # named: as rkt runs it (the kernel on the judge's buffers, mapped by CUDA IPC); own: on the
+  # worker's own copies (RKT_SANITIZER_OWN_COPIES=1, framework/worker/own_device_copies.h); the
+  # others: as rkt runs it, less a sandbox measure.
+  for variant in ${RKT_SANIDIAG_VARIANTS:-named own no_seccomp no_chroot neither}; do
     vars="RKT_WORKER_NAME_REFUSED_CALLS=1"
-    [ "$variant" = named ] || vars="$vars RKT_SANITIZER_SHARED_BUFFERS=1"
+    [ "$variant" = own ] && vars="$vars RKT_SANITIZER_OWN_COPIES=1"
     case "$variant" in
       no_seccomp) vars="$vars RKT_SANITIZER_NO_SECCOMP=1" ;;
       no_chroot) vars="$vars RKT_SANITIZER_NO_CHROOT=1" ;;

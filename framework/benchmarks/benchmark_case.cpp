@@ -50,10 +50,11 @@ std::vector<PreparedCase> prepare_benchmark_input_sets(const KernelSpec& kernel,
 
 namespace {
 
-// [ms] The timed loop's fastest call; 0 when nothing was timed (as the median is then).
-double fastest_sample(const Measurement& measured) {
-  if (measured.samples.empty() || measured.summary.median <= 0) return 0;
-  return *std::min_element(measured.samples.begin(), measured.samples.end());
+// [ms] The timed loop's calls, for the fresh-values check; none when the loop's time was refused
+// (its median is 0 then).
+std::vector<double> loop_samples(const Measurement& measured) {
+  if (measured.summary.median <= 0) return {};
+  return measured.samples;
 }
 
 std::vector<std::unique_ptr<KernelCallSet>> make_call_sets(const KernelSpec& kernel,
@@ -264,7 +265,7 @@ Measurement time_kernel(const KernelSpec& kernel, const TaskSpec& declared_task)
   const Measurement measured = time_the_loop(kernel, sets, stream_scope, cross_check, loop_refusal);
   // A time stands only for a kernel that computes when the values change (fresh_values_check.h).
   const FreshValuesCheck fresh =
-      check_fresh_values(kernel, task, sets, stream_scope, fastest_sample(measured));
+      check_fresh_values(kernel, task, sets, stream_scope, loop_samples(measured));
   if (fresh.failures > 0) throw std::runtime_error("timing refused: " + fresh.message);
   if (fresh.loop_time_refused) throw std::runtime_error("timing refused: " + fresh.refusal);
   if (!loop_refusal.empty()) throw std::runtime_error(loop_refusal);
@@ -408,7 +409,7 @@ BenchmarkRecord benchmark_kernel(const KernelSpec& kernel, const TaskSpec& decla
     // A reuse the outputs hide shows in the time of the first calls on new values: then the
     // loop's time is the reuse's, and it fails the benchmark as a wrong output would.
     const FreshValuesCheck fresh =
-        check_fresh_values(kernel, task, sets, stream_scope, fastest_sample(kernel_time));
+        check_fresh_values(kernel, task, sets, stream_scope, loop_samples(kernel_time));
     record.spot_checks += fresh.checked;
     record.spot_check_failures += fresh.failures;
     if (fresh.failures > 0) record.spot_check_message = fresh.message;

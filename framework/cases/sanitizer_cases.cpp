@@ -18,6 +18,7 @@
 #include "framework/cases/correctness_case.h"
 #include "framework/cases/cuda_debugger_backend.h"
 #include "framework/cases/failed_cases.h"
+#include "framework/cases/sanitizer_tool_check.h"
 #include "framework/dims/kernel_domain.h"
 #include "framework/dims/ragged_dims.h"
 #include "framework/inputs/input_generation.h"
@@ -200,6 +201,8 @@ CaseOutcome run_sanitizer_case(const KernelSpec& kernel, const TaskSpec& task, S
   }
   const auto start = std::chrono::steady_clock::now();
   try {
+    // Whether the tool's silence means anything on this machine (sanitizer_tool_check.h).
+    const SanitizerToolCheck tool_check = check_sanitizer_tool(tool, sanitizer, launch->executable);
     CaseInputs inputs;
     inputs.dims = sanitizer_dims(kernel, task);
     inputs.seed = case_seed(task.id() + "/sanitizer_" + to_string(tool));
@@ -320,7 +323,11 @@ CaseOutcome run_sanitizer_case(const KernelSpec& kernel, const TaskSpec& task, S
                       "on the H200 followed invalid memory accesses (honest kernels answer in "
                       "1-3 s): run the call under compute-sanitizer by hand to see the access; " +
                           describe_cuda_debugger_backend(
-                              find_cuda_debugger_backend(cuda_debugger_backend_directories()))
+                              find_cuda_debugger_backend(cuda_debugger_backend_directories())) +
+                          (tool_check.reports_planted_error
+                               ? std::string()
+                               : "; on this machine the tool cannot name an access: " +
+                                     tool_check.evidence)
                     : "")};
     }
     if (!log.summarised) {
@@ -329,6 +336,15 @@ CaseOutcome run_sanitizer_case(const KernelSpec& kernel, const TaskSpec& task, S
     }
     const CaseOutcome judged = judge_outputs(kernel, task, where, drawn, signatures, outputs);
     if (judged.status != CaseStatus::passed) return judged;
+    if (!tool_check.reports_planted_error) {
+      return {CaseStatus::skipped,
+              name + ": compute-sanitizer " + to_string(tool) + " ran the call (" + where + ", " +
+                  cost.str() +
+                  " s) and reported nothing, but on this machine it reports nothing "
+                  "for a planted error either, so its silence vouches for nothing: " +
+                  tool_check.evidence + " (kept in " + kSanitizerCheckFolder + " or $" +
+                  kSanitizerCheckFolderVariable + "; the outputs were right)"};
+    }
     return {CaseStatus::passed, name + ": no errors (one call, " + where + ", " + cost.str() + " s)"};
   } catch (const std::exception& error) {
     return {CaseStatus::failed, name + ": " + describe_call_failure(error)};

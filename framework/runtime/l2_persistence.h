@@ -9,11 +9,22 @@
 
 namespace rkt {
 
-/// When persistence is in force (a persisting-L2 carve-out set on the device, or an access
-/// policy window on `cuda_stream`: two cheap host queries), waits for `cuda_stream`, clears its
-/// window, returns every persisting line to normal (cudaCtxResetPersistingL2Cache) and sets the
-/// carve-out to 0, so the cache flush that follows evicts what the kernel kept. Returns whether
-/// it reset anything; false without CUDA. Throws naming the CUDA call that failed.
+/// Remembers the persisting-L2 carve-out this process's context came with, before any kernel ran
+/// (the worker calls it once its devices are ready, before the first call). A device may come
+/// with one: the H100 of run 45 reported "the kernel set a persisting-L2 carve-out" for every
+/// honest kernel while the check compared with 0 (MPS sets a default with
+/// CUDA_DEVICE_DEFAULT_PERSISTING_L2_CACHE_PERCENTAGE_LIMIT). Without a call, the first reset
+/// remembers what it finds then. Nothing without CUDA.
+void remember_l2_carve_out_at_start();
+
+/// Before a timed sample: when a persisting-L2 carve-out exists (lines may persist in it: a
+/// stream's window or a launch attribute marks them), waits for `cuda_stream`, clears its access
+/// policy window, returns every persisting line to normal (cudaCtxResetPersistingL2Cache) and
+/// puts the carve-out back to what the process started with, so the cache flush that follows
+/// evicts what the kernel kept. Two cheap host queries when there is no carve-out. Returns
+/// whether the kernel set something (a carve-out other than the start's, or a window on
+/// `cuda_stream`): the benchmark's note; false without CUDA. Throws naming the CUDA call that
+/// failed.
 bool reset_l2_persistence_if_set(void* cuda_stream);
 
 }  // namespace rkt

@@ -78,6 +78,23 @@ int main() {
   std::printf("%s: L2 %d bytes, persisting max %d bytes, window max %d bytes\n", properties.name,
               properties.l2CacheSize, properties.persistingL2CacheMaxSize,
               properties.accessPolicyMaxWindowSize);
+  // What a process finds before it sets anything (run 45, H100: rkt's worker reported "the kernel
+  // set a persisting-L2 carve-out or access policy window" for every honest kernel).
+  std::size_t carve_out_at_start = 0;
+  CHECK(cudaDeviceGetLimit(&carve_out_at_start, cudaLimitPersistingL2CacheSize));
+  cudaStream_t fresh_stream;
+  CHECK(cudaStreamCreateWithFlags(&fresh_stream, cudaStreamNonBlocking));
+  cudaStreamAttrValue fresh_window{}, legacy_window{};
+  const cudaError_t fresh_status =
+      cudaStreamGetAttribute(fresh_stream, cudaStreamAttributeAccessPolicyWindow, &fresh_window);
+  const cudaError_t legacy_status =
+      cudaStreamGetAttribute(nullptr, cudaStreamAttributeAccessPolicyWindow, &legacy_window);
+  std::printf(
+      "at start: persisting carve-out %zu bytes; window on a new stream %zu bytes (%s); "
+      "on the legacy stream %zu bytes (%s)\n",
+      carve_out_at_start, fresh_window.accessPolicyWindow.num_bytes,
+      cudaGetErrorString(fresh_status), legacy_window.accessPolicyWindow.num_bytes,
+      cudaGetErrorString(legacy_status));
   const long long n = 1024LL * 4096;  // relu_l2_resident's default dims
   float *x, *y;
   char* flush;

@@ -8,6 +8,7 @@
 
 #include "framework/cases/failed_cases.h"
 #include "framework/cases/sanitizer_cases.h"
+#include "framework/cases/sanitizer_tool_check.h"
 #include "rkt/defaults.h"
 
 namespace rkt {
@@ -132,6 +133,51 @@ TEST(SanitizerCases, AFailedKernelsSilentSanitizedCallIsEndedAfterItsGrace) {
   EXPECT_EQ(first_failed_case("relu/cut_short_other"), "");
   EXPECT_EQ(sanitizer_call_cut_short_reason("relu/cut_short_other", SanitizerTool::racecheck, 59.0),
             "");
+}
+
+}  // namespace
+}  // namespace rkt
+
+namespace rkt {
+namespace {
+
+// The check of a tool against its planted error (framework/cases/sanitizer_tool_check.h): a
+// finding makes the tool's silence count; 0 errors, no summary or a timeout does not, and says
+// which. The GPU run (tools/gpu/run.sh) asks real tools.
+TEST(SanitizerToolCheck, AToolThatReportsItsPlantedErrorIsTrustedAndSaysWhatItFound) {
+  const SanitizerToolCheck check =
+      judge_sanitizer_probe(SanitizerTool::memcheck,
+                            "========= COMPUTE-SANITIZER\n"
+                            "========= Invalid __global__ read of size 4 bytes\n"
+                            "=========     at read_one_past_end(const float *, float *, int)+0x70\n"
+                            "=========     by thread (0,0,0) in block (0,0,0)\n"
+                            "=========     Address 0x7f3e2c400000 is out of bounds\n"
+                            "=========\n"
+                            "========= ERROR SUMMARY: 1 error\n",
+                            "exit 0", false);
+  EXPECT_TRUE(check.reports_planted_error);
+  EXPECT_THAT(check.evidence, HasSubstr("memcheck reported a read one past the end"));
+  EXPECT_THAT(check.evidence, HasSubstr("Invalid __global__ read of size 4 bytes"));
+}
+
+TEST(SanitizerToolCheck, AToolSilentOnItsPlantedErrorIsNotTrustedAndTheEvidenceSaysHow) {
+  // What memcheck wrote on the H100 of run 45 for a plain program reading past its own buffer.
+  const SanitizerToolCheck silent = judge_sanitizer_probe(
+      SanitizerTool::memcheck, "========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n",
+      "exit 0", false);
+  EXPECT_FALSE(silent.reports_planted_error);
+  EXPECT_THAT(silent.evidence, HasSubstr("memcheck reported 0 errors for a read one past the end"));
+
+  const SanitizerToolCheck hung = judge_sanitizer_probe(
+      SanitizerTool::racecheck, "========= COMPUTE-SANITIZER\n", "killed after 60 s", true);
+  EXPECT_FALSE(hung.reports_planted_error);
+  EXPECT_THAT(hung.evidence, HasSubstr("racecheck reported nothing for a shared-memory slot"));
+  EXPECT_THAT(hung.evidence, HasSubstr("killed after 60 s"));
+
+  const SanitizerToolCheck cut =
+      judge_sanitizer_probe(SanitizerTool::synccheck, "", "signal 9 (Killed)", false);
+  EXPECT_FALSE(cut.reports_planted_error);
+  EXPECT_THAT(cut.evidence, HasSubstr("synccheck wrote no summary for a __syncwarp"));
 }
 
 }  // namespace

@@ -74,6 +74,8 @@ const char* to_string(Phase phase) {
     case Phase::buffer_sharing: return "buffer_sharing";
     case Phase::device_wait:
       return "device_wait";
+    case Phase::baselines:
+      return "baselines";
   }
   return "unknown";
 }

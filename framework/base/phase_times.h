@@ -17,7 +17,7 @@ enum class Phase : std::size_t {
   references,    ///< the float64 reference and the honest samples of a claimed class
   kernel_calls,  ///< calls of the kernel (in the worker: the round trip included)
   comparison,    ///< judging outputs against the reference
-  timing,        ///< the benchmark's timed calls of the kernel and its baselines
+  timing,        ///< the benchmark's timed calls of the kernel
   /// buffers a worker maps: the judge's allocations, exports, copies into them and frees, and
   /// the worker's mapping and unmapping of them (reported in its reply)
   buffer_sharing,
@@ -25,8 +25,13 @@ enum class Phase : std::size_t {
   /// or, to time, this judge's own cases and the other judges' (run 43: where a 50-file batch's
   /// slow honest files spent their time was not recorded)
   device_wait,
+  /// the benchmark's baselines: building their runners (a compiled package's load and its
+  /// check), their timed calls and their peak memory (run 45: a served verdict's benchmark
+  /// timed its kernel and both eager baselines as one "timing" phase, 0.74 s, so whether
+  /// caching the baselines would pay could not be read)
+  baselines,
 };
-inline constexpr std::size_t kPhaseCount = 7;
+inline constexpr std::size_t kPhaseCount = 8;
 
 /// Milliseconds per phase.
 struct PhaseTimes {
@@ -40,7 +45,7 @@ struct PhaseTimes {
 };
 
 /// "drawing", "references", "kernel_calls", "comparison", "timing", "buffer_sharing",
-/// "device_wait".
+/// "device_wait", "baselines".
 const char* to_string(Phase phase);
 
 /// This process's totals so far (scopes still open count up to now).

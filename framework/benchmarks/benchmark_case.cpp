@@ -242,9 +242,10 @@ ReferenceRunner baseline_runner(const TaskSpec& task, Device device, const std::
 
 Measurement time_reference(const ReferenceRunner& runner, Device device,
                            const std::vector<PreparedCase>& sets) {
+  TimingOptions options = default_timing_options(device);
+  options.phase = Phase::baselines;
   return measure(
-      device, default_timing_options(device),
-      [&](int) { flush_caches(device, current_cuda_stream(device)); },
+      device, options, [&](int) { flush_caches(device, current_cuda_stream(device)); },
       [&](int i) { runner(sets[i % sets.size()].device_inputs); });
 }
 
@@ -289,6 +290,7 @@ Measurement time_baseline(const TaskSpec& declared_task, Device device,
 std::vector<BaselineMeasurement> measure_baselines(const TaskSpec& declared_task, Device device) {
   const TaskSpec& task = declared_task.configured(0);
   const ExclusiveDeviceLease lease(device);
+  const ScopedPhase phase(Phase::baselines);
   KernelSpec stand_in(task.id(), "baseline", {}, device, "", 0);
   const std::vector<PreparedCase> sets = prepare_benchmark_input_sets(stand_in, task);
   KernelStreamScope stream_scope(device);
@@ -440,6 +442,7 @@ BenchmarkRecord benchmark_kernel(const KernelSpec& kernel, const TaskSpec& decla
     }
 
     // Baselines on the same input sets.
+    const ScopedPhase baselines_phase(Phase::baselines);
     std::vector<PreparedCase> baseline_sets;
     for (const auto& set : sets) baseline_sets.push_back(set->prepared);
     double strongest_median = 0;

@@ -573,7 +573,8 @@ std::string time_breakdown_text(const RunReport& report) {
        << seconds(Phase::drawing) << ", references " << seconds(Phase::references)
        << ", kernel calls " << seconds(Phase::kernel_calls) << ", buffers shared with workers "
        << seconds(Phase::buffer_sharing) << ", comparison " << seconds(Phase::comparison)
-       << ", benchmark timing " << seconds(Phase::timing)
+       << ", benchmark timing " << seconds(Phase::timing) << ", baselines "
+       << seconds(Phase::baselines)
        << ", waiting for the GPU (other judges timing on it, or its cases before a timing) "
        << seconds(Phase::device_wait) << ", the rest "
        << fixed(std::max(0.0, wall_seconds - phases.total() / 1000), 1)

@@ -58,7 +58,7 @@ bool sampling_complete(const std::vector<double>& samples, double wall_seconds,
 Measurement measure(Device device, const TimingOptions& options,
                     const std::function<void(int)>& before_sample,
                     const std::function<void(int)>& timed) {
-  ScopedPhase phase(Phase::timing);
+  ScopedPhase phase(options.phase);
   KernelStreamScope scope(device);
   // Warm-up: calls (without cache flushes) for warmup_milliseconds of wall-clock time, at least
   // one. Counting wall time rather than timed work keeps it short for microsecond kernels.

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/base/phase_times.h"
 #include "framework/runtime/cache_flush.h"
 #include "framework/timing/sample_statistics.h"
 #include "rkt/tensor_view.h"
@@ -20,6 +21,7 @@ struct TimingOptions {
   int max_samples = 0;
   double budget_milliseconds = 0;  // [ms of timed work]
   double wall_limit_seconds = 0;   // [s] of wall-clock time, untimed work included
+  Phase phase = Phase::timing;     ///< what the measurement's time counts as (phase_times.h)
 };
 
 /// The defaults of include/rkt/defaults.h for `device`.

@@ -98,7 +98,7 @@ TEST(PhaseTimes, RecordTextRoundTrips) {
   const std::string text = format_phase_times(times);
   EXPECT_EQ(text,
             "drawing=12.5 references=0 kernel_calls=3 comparison=0 timing=1000.25 buffer_sharing=0 "
-            "device_wait=0");
+            "device_wait=0 baselines=0");
   const PhaseTimes back = parse_phase_times(text + " unknown=7 broken");
   EXPECT_EQ(back.milliseconds, times.milliseconds);
   EXPECT_DOUBLE_EQ(back.total(), 1015.75);

@@ -9,7 +9,7 @@ import json
 import pathlib
 import sys
 
-PHASES = ("drawing", "references", "kernel_calls", "comparison", "timing", "buffer_sharing", "device_wait")
+PHASES = ("drawing", "references", "kernel_calls", "comparison", "timing", "buffer_sharing", "device_wait", "baselines")
 
 
 def main():

@@ -4,7 +4,7 @@
 Run 43's 50-file batch took 210 s, and five honest files took 36-38 s against a 7.8 s median,
 but its records held only each case's milliseconds. results.json holds each kernel's phases
 (drawing, references, kernel_calls, comparison, timing, buffer_sharing, device_wait: waiting for
-another judge's hold on the GPU, docs/results_schema.md) and each case's. This prints the batch's
+another judge's hold on the GPU, baselines: the benchmark's baselines, docs/results_schema.md) and each case's. This prints the batch's
 totals per phase, then the slowest kernels with their phases and their longest cases.
 
     eval_phases.py RESULTS_JSON [--slowest N]

@@ -28,6 +28,10 @@ inline constexpr std::uint32_t kProtocolVersion = 9;
 /// before its judge knew the library): this prefix, then the library's path. Nothing else of the
 /// protocol is sent before it.
 inline constexpr const char* kLibraryMessagePrefix = "rkt-library ";
+/// The worker's argument that runs a compute-sanitizer tool's planted error instead of serving
+/// (`rkt-worker --sanitizer-probe TOOL`: framework/worker/sanitizer_probe.h); the judge runs it
+/// under the tool (framework/cases/sanitizer_tool_check.h).
+inline constexpr const char* kSanitizerProbeArgument = "--sanitizer-probe";
 
 enum class RequestKind : std::uint32_t {
   describe = 1,     ///< List the kernels of the loaded library; reply: DescribeReply.

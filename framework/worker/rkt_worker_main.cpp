@@ -103,7 +103,7 @@ int main(int argc, char** argv) {
   bool with_libtorch = false;  // LibTorch's calls whatever the library needs (RKT_LIGHT_WORKER=0)
   bool own_device_copies = false;  // the sanitizer cases' worker (own_device_copies.h)
   // The judge's check of a compute-sanitizer tool runs this under the tool (sanitizer_probe.h).
-  if (argc == 3 && std::string(argv[1]) == rkt::kSanitizerProbeArgument) {
+  if (argc == 3 && std::string(argv[1]) == rkt::wire::kSanitizerProbeArgument) {
     return rkt::run_sanitizer_probe(argv[2]);
   }
   for (int i = 1; i < argc; ++i) {

@@ -9,14 +9,11 @@
 
 namespace rkt {
 
-/// The argument of rkt-worker that runs a probe: `--sanitizer-probe memcheck`.
-inline constexpr const char* kSanitizerProbeArgument = "--sanitizer-probe";
-
-/// Runs the planted error for `tool` ("memcheck": a read one past a cudaMalloc'd buffer;
-/// "racecheck": each thread reads a shared slot another warp writes, with no barrier;
-/// "synccheck": a lane calls __syncwarp with a mask that leaves it out) and synchronises. Returns 0
-/// when the call ended without a CUDA error, 1 when CUDA reported one, 2 for an unknown tool or a
-/// build without CUDA; says what happened on standard error.
+/// Runs the planted error for `tool` (rkt-worker's wire::kSanitizerProbeArgument) ("memcheck": a
+/// read one past a cudaMalloc'd buffer; "racecheck": each thread reads a shared slot another warp
+/// writes, with no barrier; "synccheck": a lane calls __syncwarp with a mask that leaves it out)
+/// and synchronises. Returns 0 when the call ended without a CUDA error, 1 when CUDA reported one,
+/// 2 for an unknown tool or a build without CUDA; says what happened on standard error.
 int run_sanitizer_probe(const std::string& tool);
 
 }  // namespace rkt

@@ -85,7 +85,15 @@ TEST(MainJob, NeverTimesAKernelWhoseCaseHung) {
 
 TEST(MainJob, BenchmarksAKernelThatPassesAgainstItsBaselines) {
   const std::string out = ::testing::TempDir() + "rkt_main_job2";
-  EXPECT_EQ(run_main_job("waives_borrowed_gate", out), 0);
+  // A failing run names why (CI at f536336 saw the first of three runs fail, under load, and the
+  // record was overwritten by the rerun): its results.json is kept beside.
+  const int first = run_main_job("waives_borrowed_gate", out);
+  EXPECT_EQ(first, 0) << "the honest kernel's run failed; its results: " << out + ".first.json";
+  if (first != 0) {
+    std::system(("cp " + out + "/results.json " + out + ".first.json").c_str());
+    std::cout << "the first run's results.json:\n"
+              << read(out + "/results.json").substr(0, 20000) << "\n";
+  }
   // On a machine loaded by other tests (ctest -j2 on two cores) the cross-check can refuse an
   // honest CPU kernel's times, as it should when the judge's clock cannot explain them: said, and
   // the job run again (twice at most). A refusal for any other reason fails below. (A measured benchmark's

@@ -3,8 +3,14 @@
 // (tools/gpu/run.sh, docs/gpu_runs.md).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <string>
 
 #include "framework/cases/failed_cases.h"
 #include "framework/cases/sanitizer_cases.h"
@@ -178,6 +184,64 @@ TEST(SanitizerToolCheck, AToolSilentOnItsPlantedErrorIsNotTrustedAndTheEvidenceS
       judge_sanitizer_probe(SanitizerTool::synccheck, "", "signal 9 (Killed)", false);
   EXPECT_FALSE(cut.reports_planted_error);
   EXPECT_THAT(cut.evidence, HasSubstr("synccheck wrote no summary for a __syncwarp"));
+}
+
+}  // namespace
+}  // namespace rkt
+
+namespace rkt {
+namespace {
+
+// The whole check on the CPU, with a stand-in for compute-sanitizer: a script that writes the
+// log a tool would (its 6th argument is --log-file's path) and counts its runs. The answer is
+// asked once per process and kept in RKT_SANITIZER_CHECK_DIR, keyed by the tool's path.
+TEST(SanitizerToolCheck, AsksAStandInToolOnceAndKeepsItsAnswer) {
+  const std::string folder = ::testing::TempDir() + "rkt_tool_check_" + std::to_string(::getpid());
+  std::system(("rm -rf " + folder + " && mkdir -p " + folder).c_str());
+  ::setenv(kSanitizerCheckFolderVariable, (folder + "/kept").c_str(), 1);
+  const auto stand_in = [&](const std::string& name, const std::string& log) {
+    const std::string path = folder + "/" + name;
+    std::ofstream(path) << "#!/bin/sh\necho run >> " << folder << "/" << name << ".calls\n"
+                        << "echo 'probe: synchronised: no error'\nprintf '" << log
+                        << "' > \"$6\"\n";
+    ::chmod(path.c_str(), 0755);
+    return path;
+  };
+  const std::string reporting =
+      stand_in("reporting",
+               "========= COMPUTE-SANITIZER\\n========= Invalid __global__ read of size 4 bytes\\n"
+               "=========     at probe()+0x10\\n=========\\n========= ERROR SUMMARY: 1 error\\n");
+  const std::string silent =
+      stand_in("silent", "========= COMPUTE-SANITIZER\\n========= ERROR SUMMARY: 0 errors\\n");
+  const auto calls = [&](const std::string& name) {
+    std::ifstream counted(folder + "/" + name + ".calls");
+    return static_cast<int>(std::count(std::istreambuf_iterator<char>(counted),
+                                       std::istreambuf_iterator<char>(), '\n'));
+  };
+
+  const SanitizerToolCheck trusted =
+      check_sanitizer_tool(SanitizerTool::memcheck, reporting, "/bin/true");
+  EXPECT_TRUE(trusted.reports_planted_error) << trusted.evidence;
+  EXPECT_THAT(trusted.evidence, HasSubstr("Invalid __global__ read of size 4 bytes"));
+  EXPECT_TRUE(
+      check_sanitizer_tool(SanitizerTool::memcheck, reporting, "/bin/true").reports_planted_error);
+  EXPECT_EQ(calls("reporting"), 1) << "asked once per process";
+
+  const SanitizerToolCheck untrusted =
+      check_sanitizer_tool(SanitizerTool::racecheck, silent, "/bin/true");
+  EXPECT_FALSE(untrusted.reports_planted_error);
+  EXPECT_THAT(untrusted.evidence,
+              HasSubstr("racecheck reported 0 errors for a shared-memory slot"));
+  EXPECT_THAT(untrusted.evidence, HasSubstr("(exit 0); it printed: probe: synchronised: no error"));
+
+  // Kept for the next judge: the key names the tool's path, then the answer and its evidence.
+  std::ifstream kept(folder + "/kept/memcheck-.txt");
+  std::string key, answer;
+  std::getline(kept, key);
+  std::getline(kept, answer);
+  EXPECT_THAT(key, HasSubstr(reporting));
+  EXPECT_EQ(answer, "1");
+  ::unsetenv(kSanitizerCheckFolderVariable);
 }
 
 }  // namespace

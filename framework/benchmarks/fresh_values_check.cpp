@@ -115,6 +115,11 @@ FreshValuesCheck check_fresh_values(const KernelSpec& kernel, const TaskSpec& ta
   const auto too_slow = [&](double slower_ms, double than_ms) {
     return slower_ms > std::max(slowdown_limit * than_ms, than_ms + margin_ms);
   };
+  // A reuse that waits for more calls than the check repeats: every repeated call here computed,
+  // and the loop's, on values unchanged for hundreds of calls, did not. The loop's call at the
+  // rank the fastest of as many calls as each draw repeats would take.
+  const double loop_ms = loop_time_matching_fastest_of(
+      loop_samples, static_cast<std::size_t>(kFreshValuesRepeats) * sets.size());
   std::ostringstream first_slow, repeated_slow;  // each draw that failed, by what
   for (int draw = 0; draw < kFreshValuesAttempts; ++draw) {
     draw_fresh_values(kernel, task, sets, draw);
@@ -129,9 +134,6 @@ FreshValuesCheck check_fresh_values(const KernelSpec& kernel, const TaskSpec& ta
     const double repeated_ms =
         *std::min_element(times.repeated_calls.begin(), times.repeated_calls.end());
     const bool first_too_slow = too_slow(first_ms, repeated_ms);
-    // A reuse that waits for more calls than the check repeats: every call here computed, and
-    // the loop's, on values unchanged for hundreds of calls, did not.
-    const double loop_ms = loop_time_matching_fastest_of(loop_samples, times.repeated_calls.size());
     const bool repeated_too_slow = loop_ms > 0 && too_slow(repeated_ms, loop_ms);
     if (!first_too_slow && !repeated_too_slow) return check;
     std::ostringstream& failed = first_too_slow ? first_slow : repeated_slow;

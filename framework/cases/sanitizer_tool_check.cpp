@@ -1,27 +1,21 @@
 #include "framework/cases/sanitizer_tool_check.h"
 
-#include <fcntl.h>
-#include <signal.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdlib>
 #include <map>
 #include <mutex>
 #include <sstream>
-#include <thread>
 #include <vector>
 
+#include "framework/base/child_process.h"
 #include "framework/base/file_access.h"
 #include "framework/runtime/device_support.h"
 #include "framework/wire/worker_protocol.h"
 
 namespace rkt {
 namespace {
-
-constexpr int kProbePollMilliseconds = 20;  // [ms] between looks at the probe's process
 
 std::mutex checks_mutex;
 std::map<std::string, SanitizerToolCheck> checks;  // by key; guarded by checks_mutex
@@ -60,48 +54,6 @@ bool read_kept(const std::string& path, const std::string& key, SanitizerToolChe
   return !check.evidence.empty();
 }
 
-// How the probe's run ended, in words ("exit 0", "signal 9", "killed after 60 s").
-struct ProbeRun {
-  std::string ended;
-  bool timed_out = false;
-};
-
-// Runs `argv` in a process group of its own, its standard output and error into `output_path`,
-// killed with its group after `timeout_seconds`. (eval's run_child_command lies above the cases.)
-ProbeRun run_probe_process(const std::vector<std::string>& argv, const std::string& output_path,
-                           int timeout_seconds) {
-  std::vector<char*> arguments;
-  for (const std::string& argument : argv) arguments.push_back(const_cast<char*>(argument.c_str()));
-  arguments.push_back(nullptr);
-  const pid_t child = ::fork();
-  if (child < 0) return {"could not start (fork failed)", false};
-  if (child == 0) {  // only async-signal-safe calls until exec
-    ::setpgid(0, 0);
-    const int output = ::open(output_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (output >= 0) {
-      ::dup2(output, STDOUT_FILENO);
-      ::dup2(output, STDERR_FILENO);
-    }
-    ::execv(arguments[0], arguments.data());
-    ::_exit(127);
-  }
-  ::setpgid(child, child);
-  const auto start = std::chrono::steady_clock::now();
-  int status = 0;
-  while (::waitpid(child, &status, WNOHANG) == 0) {
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (seconds >= timeout_seconds) {
-      ::kill(-child, SIGKILL);
-      ::waitpid(child, &status, 0);
-      return {"killed after " + std::to_string(timeout_seconds) + " s", true};
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(kProbePollMilliseconds));
-  }
-  if (WIFSIGNALED(status)) return {"signal " + std::to_string(WTERMSIG(status)), false};
-  return {"exit " + std::to_string(WEXITSTATUS(status)), false};
-}
-
 SanitizerToolCheck run_probe(SanitizerTool tool, const std::string& sanitizer,
                              const std::string& worker) {
   const char* temporary = std::getenv("TMPDIR");
@@ -112,12 +64,16 @@ SanitizerToolCheck run_probe(SanitizerTool tool, const std::string& sanitizer,
   }
   const std::string log_path = folder + "/log.txt";
   const std::string output_path = folder + "/output.txt";
-  const ProbeRun run =
-      run_probe_process({sanitizer, "--tool", to_string(tool), "--print-limit", "1", "--log-file",
-                         log_path, worker, wire::kSanitizerProbeArgument, to_string(tool)},
-                        output_path, kSanitizerProbeTimeoutSeconds);
+  ChildCommand probe;
+  probe.argv = {sanitizer,       "--tool", to_string(tool),
+                "--print-limit", "1",      "--log-file",
+                log_path,        worker,   wire::kSanitizerProbeArgument,
+                to_string(tool)};
+  probe.output_file = output_path;
+  probe.timeout_seconds = kSanitizerProbeTimeoutSeconds;
+  const ChildOutcome run = run_child_command(probe);
   SanitizerToolCheck check =
-      judge_sanitizer_probe(tool, read_whole_file(log_path), run.ended, run.timed_out);
+      judge_sanitizer_probe(tool, read_whole_file(log_path), describe_outcome(run), run.timed_out);
   const std::string printed = first_line(read_whole_file(output_path));
   if (!check.reports_planted_error && !printed.empty())
     check.evidence += "; it printed: " + printed;

@@ -17,8 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "framework/base/child_process.h"
 #include "framework/base/file_access.h"
-#include "framework/eval/child_command.h"
 #include "framework/eval/eval_defaults.h"
 #include "framework/eval/kernel_source.h"
 #include "framework/eval/library_cache.h"

@@ -16,8 +16,6 @@
 
 #include "framework/wire/wire_message.h"
 
-extern char** environ;
-
 namespace rkt {
 namespace {
 
@@ -113,16 +111,6 @@ void apply(HandedOverJob& job) {
 }
 
 }  // namespace
-
-std::vector<std::string> environment_with(const std::map<std::string, std::string>& overrides) {
-  std::vector<std::string> entries;
-  for (char** entry = environ; *entry != nullptr; ++entry) {
-    const std::string text = *entry;
-    if (overrides.count(text.substr(0, text.find('='))) == 0) entries.push_back(text);
-  }
-  for (const auto& [name, value] : overrides) entries.push_back(name + "=" + value);
-  return entries;
-}
 
 std::unique_ptr<ProcessStartedAhead> ProcessStartedAhead::start(
     const std::string& executable, const std::string& command,

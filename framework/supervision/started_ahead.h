@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/base/child_process.h"
 #include "framework/base/start_ahead_switch.h"
 
 namespace rkt {
@@ -78,9 +79,6 @@ class ProcessStartedAhead {
   std::string executable_, command_;
   std::map<std::string, std::string> environment_;
 };
-
-/// This process's environment as "NAME=VALUE" entries, with `overrides` set on top.
-std::vector<std::string> environment_with(const std::map<std::string, std::string>& overrides);
 
 /// In `rkt`'s main, first: a process started ahead (argv[1] is kStartedAheadArgument) runs
 /// `warm_up(command)`, waits for its job and becomes it: its environment, descriptors, output and

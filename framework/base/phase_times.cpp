@@ -1,10 +1,12 @@
 #include "framework/base/phase_times.h"
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <mutex>
 #include <sstream>
-#include <thread>
 #include <vector>
 
 namespace rkt {
@@ -12,13 +14,16 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Phases are counted on one thread: the first that opens a scope (the judge's main thread). A
-// scope on another thread (a helper thread of a parallel loop) counts nothing, since its time
-// overlaps the main thread's and would be counted twice.
+// Phases are counted on the process's main thread only, where the judge runs its cases. A scope
+// on another thread (a helper thread of a parallel loop, a sanitizer case's thread beside the
+// cases waiting for its share of the GPU) counts nothing, since its time overlaps the main
+// thread's and would be counted twice. (The first thread to open a scope used to own the count:
+// where a sanitizer case beside opened one first, the judge's own phases all went uncounted, and
+// run 45's served verdicts reported every second as "the rest".)
+bool on_main_thread() { return ::syscall(SYS_gettid) == ::getpid(); }
+
 struct PhaseClock {
   std::mutex mutex;
-  std::thread::id owner{};
-  bool owned = false;
   PhaseTimes totals;
   struct OpenScope {
     Phase phase;
@@ -119,7 +124,7 @@ PhaseTimes parse_phase_times(const std::string& text) {
 void reassign_phase_time(Phase phase, double milliseconds) {
   PhaseClock& clock = phase_clock();
   std::lock_guard<std::mutex> lock(clock.mutex);
-  if (!clock.owned || clock.owner != std::this_thread::get_id() || clock.open.empty()) return;
+  if (!on_main_thread() || clock.open.empty()) return;
   clock.charge(Clock::now());
   PhaseClock::OpenScope& scope = clock.open.back();
   const double moved = std::max(0.0, std::min(milliseconds, scope.counted_ms));
@@ -129,13 +134,9 @@ void reassign_phase_time(Phase phase, double milliseconds) {
 }
 
 ScopedPhase::ScopedPhase(Phase phase) {
+  if (!on_main_thread()) return;
   PhaseClock& clock = phase_clock();
   std::lock_guard<std::mutex> lock(clock.mutex);
-  if (!clock.owned) {
-    clock.owned = true;
-    clock.owner = std::this_thread::get_id();
-  }
-  if (clock.owner != std::this_thread::get_id()) return;
   clock.charge(Clock::now());
   clock.open.push_back({phase});
   open_ = true;

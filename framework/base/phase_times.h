@@ -70,7 +70,7 @@ class ScopedPhase {
   ScopedPhase& operator=(const ScopedPhase&) = delete;
 
  private:
-  bool open_ = false;  ///< false on threads other than the one that counts (see the .cpp)
+  bool open_ = false;  ///< false on threads other than the main one, which alone counts
 };
 
 }  // namespace rkt

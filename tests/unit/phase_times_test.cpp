@@ -1,11 +1,12 @@
 // The phase clock (framework/base/phase_times.h): nested scopes never count the same time twice,
 // other threads count nothing, and the record text round-trips.
+#include "framework/base/phase_times.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <thread>
-
-#include "framework/base/phase_times.h"
 
 namespace rkt {
 namespace {
@@ -88,6 +89,27 @@ TEST(PhaseTimes, AnotherThreadsScopesCountNothing) {
   });
   helper.join();
   EXPECT_EQ((process_phase_times() - before)[Phase::timing], 0);
+}
+
+// Run 45: a sanitizer case beside the others opened the process's first scope (waiting for its
+// share of the GPU) on its own thread, and every phase of the judge's main thread went uncounted.
+// A fresh process (the "threadsafe" style runs the statement in a new run of this binary), so
+// that no earlier test has opened a scope on the main thread first.
+TEST(PhaseTimesDeathTest, TheMainThreadCountsWhenAnotherThreadOpensTheFirstScope) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        std::thread beside([] { ScopedPhase waiting(Phase::device_wait); });
+        beside.join();
+        const PhaseTimes before = process_phase_times();
+        {
+          ScopedPhase drawing(Phase::drawing);
+          sleep_ms(50);
+        }
+        const PhaseTimes spent = process_phase_times() - before;
+        std::_Exit(spent[Phase::drawing] >= 50 && spent[Phase::device_wait] == 0 ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
 }
 
 TEST(PhaseTimes, RecordTextRoundTrips) {

@@ -269,6 +269,7 @@ Measurement time_kernel(const KernelSpec& kernel, const TaskSpec& declared_task)
       check_fresh_values(kernel, task, sets, stream_scope, loop_samples(measured));
   if (fresh.failures > 0) throw std::runtime_error("timing refused: " + fresh.message);
   if (fresh.loop_time_refused) throw std::runtime_error("timing refused: " + fresh.refusal);
+  if (fresh.refused_for_load) throw std::runtime_error(fresh.refusal);
   if (!loop_refusal.empty()) throw std::runtime_error(loop_refusal);
   return measured;
 }
@@ -418,6 +419,10 @@ BenchmarkRecord benchmark_kernel(const KernelSpec& kernel, const TaskSpec& decla
     if (fresh.loop_time_refused) {
       ++record.spot_check_failures;
       record.spot_check_message = fresh.refusal;
+    }
+    if (fresh.refused_for_load) {  // as a loop refused for the load: the checks stand
+      record.problem = "benchmark failed: " + fresh.refusal;
+      return record;
     }
     if (!loop_refusal.empty()) {  // the checks above stand; the time does not
       record.problem = "benchmark failed: " + loop_refusal;

@@ -3,7 +3,9 @@
 #include <ATen/ATen.h>
 
 #include <algorithm>
+#include <chrono>
 #include <sstream>
+#include <thread>
 
 #include "framework/inputs/seeding.h"
 #include "framework/isolation/kernel_invocation.h"
@@ -92,7 +94,20 @@ void judge_fresh_outputs(const KernelSpec& kernel, const TaskSpec& task,
   }
 }
 
+// An empty request of one cycle measured now and as calibrated [ms].
+struct EmptyRequestCost {
+  double now_ms = 0, calibrated_ms = 0;
+};
+
+EmptyRequestCost empty_request_cost(Device device) {
+  return {judge_empty_request_now_ms(device, 1), judge_empty_request_ms(device, 1)};
+}
+
 }  // namespace
+
+bool loaded_for_fresh_values(double empty_now_ms, double empty_calibrated_ms) {
+  return empty_calibrated_ms > 0 && empty_now_ms > kFreshValuesLoadedFactor * empty_calibrated_ms;
+}
 
 double loop_time_matching_fastest_of(std::vector<double> loop_samples, std::size_t calls) {
   if (loop_samples.empty()) return 0;
@@ -121,7 +136,9 @@ FreshValuesCheck check_fresh_values(const KernelSpec& kernel, const TaskSpec& ta
   const double loop_ms = loop_time_matching_fastest_of(
       loop_samples, static_cast<std::size_t>(kFreshValuesRepeats) * sets.size());
   std::ostringstream first_slow, repeated_slow;  // each draw that failed, by what
-  for (int draw = 0; draw < kFreshValuesAttempts; ++draw) {
+  std::ostringstream loaded;                     // each draw set aside for the load
+  int loaded_draws = 0;
+  for (int draw = 0; draw < kFreshValuesAttempts + loaded_draws; ++draw) {
     draw_fresh_values(kernel, task, sets, draw);
     const FreshValueTimes times = time_fresh_values(kernel, sets, scope);
     if (draw == 0) {
@@ -136,6 +153,26 @@ FreshValuesCheck check_fresh_values(const KernelSpec& kernel, const TaskSpec& ta
     const bool first_too_slow = too_slow(first_ms, repeated_ms);
     const bool repeated_too_slow = loop_ms > 0 && too_slow(repeated_ms, loop_ms);
     if (!first_too_slow && !repeated_too_slow) return check;
+    const EmptyRequestCost empty = empty_request_cost(kernel.device());
+    if (loaded_for_fresh_values(empty.now_ms, empty.calibrated_ms)) {
+      loaded << (loaded.tellp() > 0 ? "; " : "") << (first_too_slow ? first_ms : repeated_ms)
+             << " ms against " << (first_too_slow ? repeated_ms : loop_ms)
+             << " ms, then an empty request " << empty.now_ms << " ms against its calibrated "
+             << empty.calibrated_ms << " ms";
+      if (++loaded_draws > kFreshValuesLoadedDrawsMax) {
+        check.refused_for_load = true;
+        std::ostringstream refusal;
+        refusal << "timing refused: the fresh-values check's draws were too slow only while the "
+                   "machine was loaded ("
+                << loaded_draws << " draws, each followed by an empty request over "
+                << kFreshValuesLoadedFactor << "x its calibration: " << loaded.str()
+                << "): the time is explained only by the machine's load";
+        check.refusal = refusal.str();
+        return check;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(kFreshValuesLoadPauseMilliseconds));
+      continue;
+    }
     std::ostringstream& failed = first_too_slow ? first_slow : repeated_slow;
     failed << (failed.tellp() > 0 ? "; " : "") << (first_too_slow ? first_ms : repeated_ms)
            << " ms against " << (first_too_slow ? repeated_ms : loop_ms) << " ms";

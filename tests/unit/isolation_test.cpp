@@ -284,8 +284,12 @@ TEST(FreshValuesCheck, AnHonestKernelOnALoadedMachineIsNeverTakenForAReuse) {
   stop = true;
   for (std::thread& spinner : spinners) spinner.join();
   EXPECT_THAT(output, Not(HasSubstr("it reuses work done for values it has seen"))) << output;
+  // Refused, it is for the load: the fresh values' draws, the loop's requests, or a calibration
+  // the spinning threads kept the worker from being idle for (CI at 0c0da91).
   if (status != 0) {
-    EXPECT_THAT(output, HasSubstr("machine's load")) << output;
+    EXPECT_THAT(output,
+                AnyOf(HasSubstr("machine's load"), HasSubstr("was not idle while the judge")))
+        << output;
   }
 }
 

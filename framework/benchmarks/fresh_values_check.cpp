@@ -162,11 +162,13 @@ FreshValuesCheck check_fresh_values(const KernelSpec& kernel, const TaskSpec& ta
       if (++loaded_draws > kFreshValuesLoadedDrawsMax) {
         check.refused_for_load = true;
         std::ostringstream refusal;
-        refusal << "timing refused: the fresh-values check's draws were too slow only while the "
-                   "machine was loaded ("
-                << loaded_draws << " draws, each followed by an empty request over "
-                << kFreshValuesLoadedFactor << "x its calibration: " << loaded.str()
-                << "): the time is explained only by the machine's load";
+        refusal << "timing refused: " << loaded_draws
+                << " of the fresh-values check's draws were too slow while the machine was "
+                   "loaded (each followed by an empty request over "
+                << kFreshValuesLoadedFactor << "x its calibration: " << loaded.str() << "), and "
+                << draw + 1 - loaded_draws << " on a machine not so loaded, fewer than the "
+                << kFreshValuesAttempts
+                << " that refuse a reuse: the time is explained only by the machine's load";
         check.refusal = refusal.str();
         return check;
       }

@@ -94,15 +94,6 @@ void judge_fresh_outputs(const KernelSpec& kernel, const TaskSpec& task,
   }
 }
 
-// An empty request of one cycle measured now and as calibrated [ms].
-struct EmptyRequestCost {
-  double now_ms = 0, calibrated_ms = 0;
-};
-
-EmptyRequestCost empty_request_cost(Device device) {
-  return {judge_empty_request_now_ms(device, 1), judge_empty_request_ms(device, 1)};
-}
-
 }  // namespace
 
 bool loaded_for_fresh_values(double empty_now_ms, double empty_calibrated_ms) {
@@ -153,12 +144,15 @@ FreshValuesCheck check_fresh_values(const KernelSpec& kernel, const TaskSpec& ta
     const bool first_too_slow = too_slow(first_ms, repeated_ms);
     const bool repeated_too_slow = loop_ms > 0 && too_slow(repeated_ms, loop_ms);
     if (!first_too_slow && !repeated_too_slow) return check;
-    const EmptyRequestCost empty = empty_request_cost(kernel.device());
-    if (loaded_for_fresh_values(empty.now_ms, empty.calibrated_ms)) {
-      loaded << (loaded.tellp() > 0 ? "; " : "") << (first_too_slow ? first_ms : repeated_ms)
-             << " ms against " << (first_too_slow ? repeated_ms : loop_ms)
-             << " ms, then an empty request " << empty.now_ms << " ms against its calibrated "
-             << empty.calibrated_ms << " ms";
+    const double slower_ms = first_too_slow ? first_ms : repeated_ms;
+    const double than_ms = first_too_slow ? repeated_ms : loop_ms;
+    // An empty request of one cycle, now and as calibrated.
+    const double empty_now_ms = judge_empty_request_now_ms(kernel.device(), 1);
+    const double empty_calibrated_ms = judge_empty_request_ms(kernel.device(), 1);
+    if (loaded_for_fresh_values(empty_now_ms, empty_calibrated_ms)) {
+      loaded << (loaded.tellp() > 0 ? "; " : "") << slower_ms << " ms against " << than_ms
+             << " ms, then an empty request " << empty_now_ms << " ms against its calibrated "
+             << empty_calibrated_ms << " ms";
       if (++loaded_draws > kFreshValuesLoadedDrawsMax) {
         check.refused_for_load = true;
         std::ostringstream refusal;
@@ -176,8 +170,7 @@ FreshValuesCheck check_fresh_values(const KernelSpec& kernel, const TaskSpec& ta
       continue;
     }
     std::ostringstream& failed = first_too_slow ? first_slow : repeated_slow;
-    failed << (failed.tellp() > 0 ? "; " : "") << (first_too_slow ? first_ms : repeated_ms)
-           << " ms against " << (first_too_slow ? repeated_ms : loop_ms) << " ms";
+    failed << (failed.tellp() > 0 ? "; " : "") << slower_ms << " ms against " << than_ms << " ms";
   }
   check.loop_time_refused = true;
   std::ostringstream refusal;

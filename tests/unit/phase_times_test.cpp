@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <string>
 #include <thread>
 
 namespace rkt {
@@ -96,6 +97,7 @@ TEST(PhaseTimes, AnotherThreadsScopesCountNothing) {
 // A fresh process (the "threadsafe" style runs the statement in a new run of this binary), so
 // that no earlier test has opened a scope on the main thread first.
 TEST(PhaseTimesDeathTest, TheMainThreadCountsWhenAnotherThreadOpensTheFirstScope) {
+  const std::string style = GTEST_FLAG_GET(death_test_style);  // given back for later tests
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(
       {
@@ -110,6 +112,7 @@ TEST(PhaseTimesDeathTest, TheMainThreadCountsWhenAnotherThreadOpensTheFirstScope
         std::_Exit(spent[Phase::drawing] >= 50 && spent[Phase::device_wait] == 0 ? 0 : 1);
       },
       ::testing::ExitedWithCode(0), "");
+  GTEST_FLAG_SET(death_test_style, style);
 }
 
 TEST(PhaseTimes, RecordTextRoundTrips) {

@@ -102,7 +102,9 @@ bool loaded_for_fresh_values(double empty_now_ms, double empty_calibrated_ms) {
 
 double loop_time_matching_fastest_of(std::vector<double> loop_samples, std::size_t calls) {
   if (loop_samples.empty()) return 0;
-  const std::size_t rank = loop_samples.size() / (calls + 1);
+  const std::size_t set_aside =
+      std::min(static_cast<std::size_t>(kFreshValuesLoopFastestSetAside), loop_samples.size() - 1);
+  const std::size_t rank = std::max(loop_samples.size() / (calls + 1), set_aside);
   std::nth_element(loop_samples.begin(), loop_samples.begin() + static_cast<std::ptrdiff_t>(rank),
                    loop_samples.end());
   return loop_samples[rank];
@@ -185,8 +187,9 @@ FreshValuesCheck check_fresh_values(const KernelSpec& kernel, const TaskSpec& ta
     refusal << ", on new values called " << kFreshValuesRepeats
             << " times again the kernel was slower than in the timed loop, which called it "
                "again and again on values that never changed: its fastest repeated call "
-               "against the loop's call at the rank the fastest of as many calls would take, "
-            << repeated_slow.str();
+               "against the loop's call at the rank the fastest of as many calls would take (never "
+               "one of its "
+            << kFreshValuesLoopFastestSetAside << " fastest), " << repeated_slow.str();
   }
   refusal << ": it reuses work done for values it has seen (a memo on the inputs' values or "
              "buffers), so the timed loop, which calls it again and again on the same values, "

@@ -17,6 +17,9 @@
 namespace rkt {
 namespace {
 
+// rapidcheck's description of a property run that passed (rapidcheck/detail/Property.hpp).
+constexpr const char* kRapidcheckPassedDescription = "no exceptions thrown";
+
 // rapidcheck's failure description starts with where RC_FAIL stands in the framework
 // ("../../framework/cases/property_cases.cpp:150:" and "RC_FAIL(outcome.message)"): noise for
 // a kernel's author, who needs the outcome's message that follows.
@@ -31,6 +34,17 @@ std::string without_assertion_location(const std::string& description) {
     kept += (kept.empty() ? "" : "\n") + line;
   }
   return kept;
+}
+
+// What the shrunk case's failure was. rapidcheck runs the smallest failing case once more to
+// describe it; where that run passed (a failure that does not repeat: the GPU's memory taken by
+// other judges, run 46, or a race in the kernel) its description is its success text, and the
+// failing run's message is the one that says why.
+std::string failure_description(const std::string& described, const std::string& failing_message) {
+  if (described != kRapidcheckPassedDescription || failing_message.empty()) return described;
+  return "the smallest failing case passed when run again to be reported (a failure that does "
+         "not repeat: another judge's use of the GPU, a race); its failing run said: " +
+         failing_message;
 }
 
 // Reports nothing while rapidcheck runs; the outcome message carries what matters.
@@ -157,6 +171,7 @@ CaseOutcome run_property_phases(const PropertyOptions& options,
     bool failure_seen = false;
     std::size_t lost_at_first_failure = 0;  // workers lost (kernel_library.h) when it was seen
     CaseDetails failing;
+    std::string failing_message;  // the last failing trial's: the shrunk case's
     const auto start = std::chrono::steady_clock::now();
     // Once kShrinkingWorkerLossLimit more workers were lost while shrinking, smaller candidates
     // are not run (not a failure, so rapidcheck keeps the smallest failing trial so far); the
@@ -190,6 +205,7 @@ CaseOutcome run_property_phases(const PropertyOptions& options,
         if (!failure_seen) lost_at_first_failure = workers_lost();
         failure_seen = true;
         failing = details;
+        failing_message = outcome.message;
         RC_FAIL(outcome.message);
       }
     };
@@ -232,7 +248,9 @@ CaseOutcome run_property_phases(const PropertyOptions& options,
                 << " more workers were lost to the kernel while "
                 << "shrinking; " << shrinks_not_tried << " smaller candidates not tried):\n  ";
       }
-      message << without_assertion_location(failure.description) << "\n  counterexample:";
+      message << failure_description(without_assertion_location(failure.description),
+                                     failing_message)
+              << "\n  counterexample:";
       for (const auto& [type, value] : failure.counterExample) {
         message << "\n    " << type << " = " << value;
       }

@@ -463,4 +463,22 @@ void synchronize_kernel_device(const KernelSpec& kernel) {
   release_confirmed();
 }
 
+void return_released_buffers_now() {
+  LibraryState& library = state();
+  if (!library.worker) {
+    release_confirmed();  // No worker maps them (one lost earlier was forgotten with its maps).
+    return;
+  }
+  wire::Request request;
+  request.kind = wire::RequestKind::synchronize;
+  request.released = take_released_buffers();
+  try {
+    const wire::Reply reply = library.worker->ask(request, {}, worker_reply_timeout_seconds());
+    if (reply.device_lost) discard_worker();
+  } catch (const WorkerFailure&) {
+    discard_worker();  // The next case's call starts a fresh one, and says why if it fails too.
+  }
+  release_confirmed();
+}
+
 }  // namespace rkt

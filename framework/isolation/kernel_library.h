@@ -83,6 +83,10 @@ const WorkerLaunch* worker_launch();
 
 /// Waits for all work on `kernel`'s device, in the worker's process too.
 void synchronize_kernel_device(const KernelSpec& kernel);
+/// Has the worker, if this judge has one now, let go of the shared buffers freed since its last
+/// request, so that their device memory goes back now rather than with the next call (a worker
+/// that fails to answer is forgotten; the next call starts one). Starts no worker.
+void return_released_buffers_now();
 
 /// A worker lent to the child judges started while it is alive (see lend_worker).
 struct LentWorker {

@@ -274,6 +274,18 @@ std::vector<std::uint64_t> take_released_buffers() {
   return std::exchange(shared.released, {});
 }
 
+std::uint64_t drop_idle_shared_buffers(Device device) {
+  Registry& shared = registry();
+  std::lock_guard<std::mutex> lock(shared.mutex);
+  std::uint64_t dropped = 0;
+  for (const IdleBuffer& idle : idle_pool(shared, device).take_all()) {
+    free_allocation(shared, idle.base, shared.idle.at(idle.id));
+    shared.idle.erase(idle.id);
+    dropped += idle.bytes;
+  }
+  return dropped;
+}
+
 void release_confirmed() {
   ScopedPhase phase(Phase::buffer_sharing);
   std::vector<void*> to_free;

@@ -42,4 +42,9 @@ std::vector<std::uint64_t> take_released_buffers();
 /// The worker has unmapped every buffer take_released_buffers() returned (or it has died).
 void release_confirmed();
 
+/// Frees every idle buffer this judge keeps on `device` for reuse (idle_buffer_pool.h): they
+/// join the released buffers, whose CUDA memory goes back once the worker has let go of them.
+/// The bytes given up.
+std::uint64_t drop_idle_shared_buffers(Device device);
+
 }  // namespace rkt

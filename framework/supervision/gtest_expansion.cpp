@@ -10,14 +10,17 @@
 #include "framework/cases/case_announcement.h"
 #include "framework/cases/case_catalog.h"
 #include "framework/cases/failed_cases.h"
+#include "framework/isolation/device_memory_return.h"
 #include "framework/isolation/kernel_library.h"
 #include "framework/isolation/worker_hangs.h"
 #include "framework/isolation/worker_losses.h"
 #include "framework/runtime/device_memory.h"
 #include "framework/supervision/case_records_json.h"
 #include "framework/supervision/cases_beside.h"
+#include "framework/supervision/device_memory_retry.h"
 #include "framework/supervision/verdict_channel.h"
 #include "framework/timing/device_lease.h"
+#include "framework/timing/device_memory_wanted.h"
 
 namespace rkt {
 namespace {
@@ -97,14 +100,32 @@ class KernelBenchmarkTest : public ::testing::Test {
     // The cases' cached device memory goes back to the device: the baselines' allocations are
     // timed against a pool as a fresh process would hold it.
     release_cached_device_memory(kernel_.device());
-    // The device alone while timing: judges sharing it wait (framework/timing/device_lease.h).
-    const ExclusiveDeviceLease lease(kernel_.device());
     // Its inputs would come with `rkt test --filter '<kernel>.benchmark'`, which replays nothing:
     // the case exists only under the main job.
     const WithheldCaseInputs withheld;
-    const BenchmarkRecord record =
-        benchmark_kernel(kernel_, task_, peaks_path(directory_, kernel_.device()),
-                         empty_request_path(directory_, kernel_.device()));
+    const auto timed = [&] {
+      // The device alone while timing: judges sharing it wait (framework/timing/device_lease.h).
+      const ExclusiveDeviceLease lease(kernel_.device());
+      return benchmark_kernel(kernel_, task_, peaks_path(directory_, kernel_.device()),
+                              empty_request_path(directory_, kernel_.device()));
+    };
+    BenchmarkRecord record = timed();
+    // Other judges' memory kept on the GPU (run 46: a sharded main job) is not the kernel's
+    // failure: once more after this judge gave back its own and asked them for theirs
+    // (framework/supervision/device_memory_retry.h).
+    if (!record.measured && kernel_.device() == Device::cuda &&
+        ran_out_of_device_memory(record.problem)) {
+      const std::string first_problem = record.problem;
+      give_back_device_memory(kernel_);
+      const DeviceMemoryWanted wanted(kernel_.device());
+      record = timed();
+      if (!record.measured) {
+        record.problem +=
+            " (timed a second time after the first ran out of device memory with "
+            "other judges' memory on the GPU: " +
+            first_problem + ")";
+      }
+    }
     std::ofstream(benchmark_record_path(directory_, kernel_)) << serialize(record);
     if (!record.measured) GTEST_SKIP() << record.problem;
   }
@@ -124,10 +145,10 @@ void register_gtest_cases() {
       // A case shares its device's lease while it runs, beside or not: a judge timing on the
       // same GPU waits for it, and it waits for that judge; a case that measures a time holds it
       // alone, as a benchmark does (framework/timing/device_lease.h).
-      std::function<CaseOutcome()> run = [inner = kernel_case.run, device = kernel->device(),
-                                          timed = kernel_case.timed, kernel_id = kernel->full_id(),
-                                          case_name = kernel_case.name,
-                                          beside = kernel_case.runs_beside]() -> CaseOutcome {
+      std::function<CaseOutcome()> run =
+          [inner = kernel_case.run, kernel, device = kernel->device(), timed = kernel_case.timed,
+           kernel_id = kernel->full_id(), case_name = kernel_case.name,
+           beside = kernel_case.runs_beside]() -> CaseOutcome {
         // A kernel whose worker hung in an earlier case would hang here too, after as long.
         if (const auto hang = worker_hang_of(kernel_id)) {
           return {CaseStatus::skipped, not_run_after_hang(*hang)};
@@ -145,10 +166,24 @@ void register_gtest_cases() {
             const ExclusiveDeviceLease lease(device);
             return inner();
           }
+          // A judge on this GPU that ran short of memory gets what this one keeps between cases:
+          // before this case waits for its share, and before it lets go of it
+          // (framework/timing/device_memory_wanted.h).
+          if (!beside && device_memory_wanted_by_another(device)) give_back_device_memory(*kernel);
           const SharedDeviceLease lease(device);
-          return inner();
+          CaseOutcome shared_outcome = inner();
+          if (!beside && device_memory_wanted_by_another(device)) give_back_device_memory(*kernel);
+          return shared_outcome;
         };
-        const CaseOutcome outcome = leased();
+        CaseOutcome outcome = leased();
+        if (!timed && !beside && device == Device::cuda) {
+          outcome = run_again_alone_if_short_of_memory(std::move(outcome), [&] {
+            give_back_device_memory(*kernel);
+            const DeviceMemoryWanted wanted(device);
+            const ExclusiveDeviceLease lease(device);
+            return inner();
+          });
+        }
         // Only the main thread's cases call the kernel's worker: a case beside that ends after the
         // worker hung was not the one that hung (run 44 named sanitizer_synccheck for a hang in
         // property_shapes).

@@ -160,6 +160,8 @@ void set_device_lease_wait_listener(std::function<void(bool waiting, const std::
 
 std::string device_lease_path(const std::string& key) { return lease_folder() + "/" + key + ".lock"; }
 
+std::string device_lease_path(Device device) { return path_of(device); }
+
 SharedDeviceLease::SharedDeviceLease(Device device) {
   const std::string path = path_of(device);
   if (hold_shared(path)) path_ = path;

@@ -77,5 +77,7 @@ class ExclusiveDeviceLease {
 
 /// The lease file of `key` ("<folder>/<key>.lock"); tests look at it.
 std::string device_lease_path(const std::string& key);
+/// The lease file of `device`, or "" where nothing is taken (the CPU, no GPU visible).
+std::string device_lease_path(Device device);
 
 }  // namespace rkt

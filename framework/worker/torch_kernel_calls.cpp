@@ -113,6 +113,9 @@ class TorchKernelCalls : public KernelCalls {
 
   void synchronize_devices() override {
     for (Device device : {Device::cpu, Device::cuda}) synchronize_device(device);
+    // The kernel's blocks in LibTorch's cache go back to the GPU too: a judge asks for a
+    // synchronisation when it gives back the memory it keeps (device_memory_return.h).
+    release_cached_device_memory(Device::cuda);
   }
 
   std::string describe_exception(const std::exception& error) const override {

@@ -22,6 +22,7 @@
 #include "framework/cases/case_catalog.h"
 #include "framework/runtime/off_stream_work_trace.h"
 #include "framework/supervision/supervisor.h"
+#include "framework/timing/device_memory_wanted.h"
 #include "rkt/task.h"
 
 namespace rkt {
@@ -281,6 +282,52 @@ TEST_F(DeviceLeaseTest, NothingIsTakenOnTheCpu) {
   const ExclusiveDeviceLease alone(Device::cpu);  // would wait for `shared` if either took a lock
   EXPECT_EQ(alone.waited_seconds(), 0);
   EXPECT_TRUE(folder_is_empty(folder_));
+}
+
+// A judge that ran out of GPU memory marks the lease; other judges see the mark (and give back
+// what they keep, framework/supervision/gtest_expansion.cpp) until it ends. Its own process does
+// not count, a dead marker's mark is ignored, and nothing is marked on the CPU.
+TEST_F(DeviceLeaseTest, AMemoryWantedMarkIsSeenByOtherProcessesWhileItsHolderLives) {
+  EXPECT_FALSE(device_memory_wanted_by_another("gpu-test"));
+  int ready[2], finish[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  ASSERT_EQ(::pipe(finish), 0);
+  const pid_t other_judge = ::fork();
+  ASSERT_GE(other_judge, 0);
+  if (other_judge == 0) {
+    {
+      const DeviceMemoryWanted wanted("gpu-test");
+      char byte = 1;
+      if (::write(ready[1], &byte, 1) != 1) ::_exit(2);
+      if (::read(finish[0], &byte, 1) != 1) ::_exit(3);
+    }
+    ::_exit(0);
+  }
+  char byte = 0;
+  ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+  EXPECT_TRUE(device_memory_wanted_by_another("gpu-test")) << "another process marked it";
+  EXPECT_FALSE(device_memory_wanted_by_another("gpu-other")) << "another GPU's lease";
+  ASSERT_EQ(::write(finish[1], &byte, 1), 1);
+  int status = 0;
+  ::waitpid(other_judge, &status, 0);
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_FALSE(device_memory_wanted_by_another("gpu-test")) << "the mark ends with its holder";
+  {
+    const DeviceMemoryWanted mine("gpu-test");
+    EXPECT_FALSE(device_memory_wanted_by_another("gpu-test")) << "this process's own mark";
+  }
+  // A marker killed before it could unmark: its mark names a dead process.
+  const pid_t killed = ::fork();
+  ASSERT_GE(killed, 0);
+  if (killed == 0) {
+    const DeviceMemoryWanted wanted("gpu-test");
+    ::_exit(0);  // no destructor: the mark stays behind
+  }
+  ::waitpid(killed, nullptr, 0);
+  EXPECT_FALSE(device_memory_wanted_by_another("gpu-test")) << "a dead process's mark counts";
+  const DeviceMemoryWanted on_cpu(Device::cpu);
+  EXPECT_FALSE(device_memory_wanted_by_another(Device::cpu));
+  for (int fd : {ready[0], ready[1], finish[0], finish[1]}) ::close(fd);
 }
 
 // The escaped-work gate on the host's clock compares the device's time with the stream's: another

@@ -697,6 +697,9 @@ if [[ " $steps " == *" main "* ]]; then
   # the GPU alone: framework/timing/device_lease.h), merged into $out/run by `rkt merge`.
   shards="${RKT_MAIN_SHARDS:-1}"
   if [ "$shards" -gt 1 ]; then
+    # One run's shards share its seed (rkt merge refuses shards of different runs; run 46's
+    # first call drew one per shard and could not be merged).
+    export RKT_SEED="${RKT_SEED:-$(( $(date +%s%N) % 1000000000000 ))}"
     pids=()
     for i in $(seq 1 "$shards"); do
       timeout "${RKT_MAIN_LIMIT:-0}" "$build/bin/rkt" run --out "/tmp/rkt-main-shard-$i" --replace \

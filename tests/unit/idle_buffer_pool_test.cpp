@@ -89,5 +89,25 @@ TEST(SharedBufferReuse, ExactSizeBuffersAndAnotherMappingAreNeverReused) {
   EXPECT_NE(buffer_id(with_page), plain_id);
 }
 
+// A judge that gives back its kept memory (another judge on its GPU ran short of it,
+// framework/isolation/device_memory_return.h) frees every idle buffer: the worker is told to let
+// go of each, and the next tensor of the same size gets a buffer of its own.
+TEST(SharedBufferReuse, DroppingTheIdleBuffersReleasesEachAndReusesNone) {
+  drop_idle_shared_buffers(Device::cpu);  // what earlier tests left idle
+  take_released_buffers();
+  at::Tensor kept = allocate_shared_tensor({256, 5}, at::kFloat, Device::cpu);
+  const std::uint64_t id = buffer_id(kept);
+  kept = at::Tensor();
+  EXPECT_TRUE(take_released_buffers().empty()) << "kept idle, still mapped by the worker";
+  EXPECT_GE(drop_idle_shared_buffers(Device::cpu), 256u * 5u * sizeof(float));
+  const std::vector<std::uint64_t> released = take_released_buffers();
+  EXPECT_NE(std::find(released.begin(), released.end(), id), released.end())
+      << "the worker must be told to let go of the dropped buffer";
+  EXPECT_EQ(drop_idle_shared_buffers(Device::cpu), 0u) << "nothing is left to drop";
+  at::Tensor next = allocate_shared_tensor({256, 5}, at::kFloat, Device::cpu);
+  EXPECT_NE(buffer_id(next), id);
+  EXPECT_EQ(drop_idle_shared_buffers(Device::cuda), 0u) << "the CPU's buffers are not the GPU's";
+}
+
 }  // namespace
 }  // namespace rkt

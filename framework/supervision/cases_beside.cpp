@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <map>
@@ -20,15 +21,21 @@ struct OfferedCase {
   enum class State { offered, queued, running, done };
   std::function<CaseOutcome()> run;
   State state = State::offered;
-  CaseOutcome outcome;
+  CaseRunBeside ran;
 };
 
-CaseOutcome run_guarded(const std::function<CaseOutcome()>& run) {
+// Runs a case beside the others, timed.
+CaseRunBeside run_guarded(const std::function<CaseOutcome()>& run) {
+  const auto began = std::chrono::steady_clock::now();
+  CaseRunBeside ran;
   try {
-    return run();
+    ran.outcome = run();
   } catch (const std::exception& error) {
-    return {CaseStatus::failed, "the case threw: " + describe_exception(error)};
+    ran.outcome = {CaseStatus::failed, "the case threw: " + describe_exception(error)};
   }
+  ran.milliseconds =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - began).count();
+  return ran;
 }
 
 class CasesBeside {
@@ -72,26 +79,28 @@ class CasesBeside {
     helpers_.clear();
   }
 
-  CaseOutcome outcome(const std::string& name) {
+  CaseRunBeside outcome(const std::string& name) {
     std::unique_lock<std::mutex> lock(mutex_);
     auto found = cases_.find(name);
     if (found == cases_.end()) {
-      return {CaseStatus::failed, "internal error: no case '" + name + "' was offered to run beside"};
+      return {
+          {CaseStatus::failed, "internal error: no case '" + name + "' was offered to run beside"},
+          0};
     }
     std::shared_ptr<OfferedCase> offered = found->second;
     if (offered->state == OfferedCase::State::offered || offered->state == OfferedCase::State::queued) {
       queue_.erase(std::remove(queue_.begin(), queue_.end(), offered), queue_.end());
       offered->state = OfferedCase::State::running;
       lock.unlock();
-      CaseOutcome outcome = run_guarded(offered->run);
+      CaseRunBeside ran = run_guarded(offered->run);
       lock.lock();
       offered->state = OfferedCase::State::done;
-      offered->outcome = outcome;
+      offered->ran = ran;
       changed_.notify_all();
-      return outcome;
+      return ran;
     }
     changed_.wait(lock, [&] { return offered->state == OfferedCase::State::done; });
-    return offered->outcome;
+    return offered->ran;
   }
 
  private:
@@ -104,9 +113,9 @@ class CasesBeside {
       queue_.pop_front();
       offered->state = OfferedCase::State::running;
       lock.unlock();
-      CaseOutcome outcome = run_guarded(offered->run);
+      CaseRunBeside ran = run_guarded(offered->run);
       lock.lock();
-      offered->outcome = std::move(outcome);
+      offered->ran = std::move(ran);
       offered->state = OfferedCase::State::done;
       changed_.notify_all();
     }
@@ -162,7 +171,7 @@ void install_cases_beside() {
   ::testing::UnitTest::GetInstance()->listeners().Append(new CasesBesideListener);
 }
 
-CaseOutcome outcome_of_case_beside(const std::string& full_name) {
+CaseRunBeside outcome_of_case_beside(const std::string& full_name) {
   return cases_beside().outcome(full_name);
 }
 

@@ -35,8 +35,16 @@ void finish_cases_beside();
 /// ends (those not started by then are dropped). Call once, before RUN_ALL_TESTS.
 void install_cases_beside();
 
-/// The outcome of the offered case `full_name`: waits for it when it has started, runs it on
-/// this thread when it has not. Never throws; an exception of the work becomes a failure.
-CaseOutcome outcome_of_case_beside(const std::string& full_name);
+/// A case run beside the others: its outcome, and how long it ran there (its record's time: the
+/// gtest case that collects it often takes no time; run 46's records said 0 ms for sanitizer
+/// cases of 4-5 s).
+struct CaseRunBeside {
+  CaseOutcome outcome;
+  double milliseconds = 0;  // [ms]
+};
+
+/// The offered case `full_name` run: waits for it when it has started, runs it on this thread
+/// when it has not. Never throws; an exception of the work becomes a failure.
+CaseRunBeside outcome_of_case_beside(const std::string& full_name);
 
 }  // namespace rkt

@@ -201,7 +201,13 @@ void register_gtest_cases() {
       if (kernel_case.runs_beside) {
         const std::string full_name = kernel_case.suite + "." + kernel_case.name;
         offer_case_beside(full_name, std::move(run));
-        run = [full_name] { return outcome_of_case_beside(full_name); };
+        run = [full_name] {
+          const CaseRunBeside ran = outcome_of_case_beside(full_name);
+          // Its record's time is the run's, not this collecting gtest case's (verdict_channel.h).
+          ::testing::Test::RecordProperty(kCaseRanBesideMillisecondsProperty,
+                                          std::to_string(static_cast<long long>(ran.milliseconds)));
+          return ran.outcome;
+        };
       }
       ::testing::RegisterTest(kernel_case.suite.c_str(), kernel_case.name.c_str(), nullptr,
                               nullptr, kernel->file().c_str(), kernel->line(),

@@ -58,16 +58,20 @@ class VerdictReporter : public ::testing::EmptyTestEventListener {
 
   void OnTestEnd(const ::testing::TestInfo& info) override {
     const ::testing::TestResult& result = *info.result();
+    std::string milliseconds = std::to_string(result.elapsed_time());
     for (int i = 0; i < result.test_property_count(); ++i) {
       const ::testing::TestProperty& property = result.GetTestProperty(i);
       if (std::string(property.key()) == kCaseSummaryProperty) messages_ += property.value();
+      if (std::string(property.key()) == kCaseRanBesideMillisecondsProperty) {
+        milliseconds = property.value();
+      }
     }
     const char* status = result.Failed() ? "failed" : result.Skipped() ? "skipped" : "passed";
     // "phases NAME drawing=MS ...": where the case's time went (base/phase_times.h), before its end.
     write_record("phases " + full_name(info) + " " +
                  format_phase_times(process_phase_times() - phases_at_start_));
-    write_record("end " + full_name(info) + " " + status + " " +
-                 std::to_string(result.elapsed_time()) + " " + escape_record_field(messages_));
+    write_record("end " + full_name(info) + " " + status + " " + milliseconds + " " +
+                 escape_record_field(messages_));
     messages_.clear();
     running_.clear();
   }

@@ -26,5 +26,8 @@ void report_run_complete();
 /// The gtest property under which a passing case leaves its summary (error norms, timings); the
 /// reporter appends it to the case's record.
 inline constexpr const char* kCaseSummaryProperty = "rkt_summary";
+/// The gtest property under which a case run beside the others leaves how long it ran there
+/// [ms]; the reporter records it as the case's time instead of its gtest case's.
+inline constexpr const char* kCaseRanBesideMillisecondsProperty = "rkt_ran_beside_ms";
 
 }  // namespace rkt

@@ -154,6 +154,15 @@ std::deque<ReferenceEntry>& reference_cache() {
   return cache;
 }
 
+}  // namespace
+
+void forget_cached_references() {
+  std::lock_guard<std::mutex> lock(reference_cache_mutex);
+  reference_cache().clear();
+}
+
+namespace {
+
 std::shared_ptr<ReferenceResults> reference_results(const KernelSpec& kernel, const TaskSpec& task,
                                                     const std::vector<at::Tensor>& inputs) {
   {

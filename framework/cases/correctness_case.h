@@ -68,6 +68,11 @@ CaseOutcome judge_outputs(const KernelSpec& kernel, const TaskSpec& task, const 
 /// floor, since a derived bound is never below it. For tests and diagnostics.
 std::size_t honest_sample_derivations();
 
+/// Forgets the references (and honest samples) this process keeps for the next case on the same
+/// inputs, with those inputs: their device memory goes back once nothing else holds it (a judge
+/// giving back its kept memory, framework/supervision/device_memory_retry.h).
+void forget_cached_references();
+
 /// The skipped outcome when `kernel`'s device is missing, else nullopt.
 std::optional<CaseOutcome> skip_if_device_missing(const KernelSpec& kernel);
 

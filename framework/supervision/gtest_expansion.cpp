@@ -9,6 +9,7 @@
 #include "framework/benchmarks/benchmark_files.h"
 #include "framework/cases/case_announcement.h"
 #include "framework/cases/case_catalog.h"
+#include "framework/cases/correctness_case.h"
 #include "framework/cases/failed_cases.h"
 #include "framework/isolation/device_memory_return.h"
 #include "framework/isolation/kernel_library.h"
@@ -85,6 +86,15 @@ std::string cases_not_passed_reason() {
   return "";
 }
 
+// What this judge keeps on `kernel`'s GPU between cases, given back for a judge short of memory
+// (framework/supervision/device_memory_retry.h): the cached references with their inputs first,
+// so that their shared buffers join the idle ones, then those and LibTorch's cache.
+void give_back_kept_device_memory(const KernelSpec& kernel) {
+  if (kernel.device() != Device::cuda) return;
+  forget_cached_references();
+  give_back_device_memory(kernel);
+}
+
 }  // namespace
 
 // The main job's benchmark of one kernel, run as a supervised case after the kernel's other
@@ -116,7 +126,7 @@ class KernelBenchmarkTest : public ::testing::Test {
     if (!record.measured && kernel_.device() == Device::cuda &&
         ran_out_of_device_memory(record.problem)) {
       const std::string first_problem = record.problem;
-      give_back_device_memory(kernel_);
+      give_back_kept_device_memory(kernel_);
       const DeviceMemoryWanted wanted(kernel_.device());
       record = timed();
       if (!record.measured) {
@@ -169,16 +179,18 @@ void register_gtest_cases() {
           // A judge on this GPU that ran short of memory gets what this one keeps between cases:
           // before this case waits for its share, and before it lets go of it
           // (framework/timing/device_memory_wanted.h).
-          if (!beside && device_memory_wanted_by_another(device)) give_back_device_memory(*kernel);
+          if (!beside && device_memory_wanted_by_another(device))
+            give_back_kept_device_memory(*kernel);
           const SharedDeviceLease lease(device);
           CaseOutcome shared_outcome = inner();
-          if (!beside && device_memory_wanted_by_another(device)) give_back_device_memory(*kernel);
+          if (!beside && device_memory_wanted_by_another(device))
+            give_back_kept_device_memory(*kernel);
           return shared_outcome;
         };
         CaseOutcome outcome = leased();
         if (!timed && !beside && device == Device::cuda) {
           outcome = run_again_alone_if_short_of_memory(std::move(outcome), [&] {
-            give_back_device_memory(*kernel);
+            give_back_kept_device_memory(*kernel);
             const DeviceMemoryWanted wanted(device);
             const ExclusiveDeviceLease lease(device);
             return inner();

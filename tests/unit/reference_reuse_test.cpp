@@ -58,6 +58,12 @@ TEST(ReferenceReuse, TheSameUnmodifiedInputsPayForTheReferenceOnce) {
   EXPECT_EQ(judge_outputs(kernel, counting.task, "copy", copies, signatures, relu_of(copies)).status,
             CaseStatus::passed);
   EXPECT_EQ(*counting.calls - before, 2);
+  // Forgotten (a judge giving back its kept memory to another short of it): computed again.
+  forget_cached_references();
+  EXPECT_EQ(
+      judge_outputs(kernel, counting.task, "again", inputs, signatures, relu_of(inputs)).status,
+      CaseStatus::passed);
+  EXPECT_EQ(*counting.calls - before, 3);
 }
 
 TEST(ReferenceReuse, AnInputChangedInPlaceIsJudgedOnItsNewValues) {

@@ -41,6 +41,7 @@ void draw_fresh_values(const KernelSpec& kernel, const TaskSpec& task,
 // after that on the same values.
 struct FreshValueTimes {
   std::vector<double> first_calls, repeated_calls;
+  std::vector<double> last_calls;  ///< the last round: each set's last call on its new values
 };
 
 // Calls the kernel on every set as the timed loop does, rotating over the sets
@@ -68,6 +69,7 @@ FreshValueTimes time_fresh_values(const KernelSpec& kernel,
   split.first_calls.assign(times.begin(), times.begin() + static_cast<std::ptrdiff_t>(sets.size()));
   split.repeated_calls.assign(times.begin() + static_cast<std::ptrdiff_t>(sets.size()),
                               times.end());
+  split.last_calls.assign(times.end() - static_cast<std::ptrdiff_t>(sets.size()), times.end());
   return split;
 }
 
@@ -139,15 +141,21 @@ FreshValuesCheck check_fresh_values(const KernelSpec& kernel, const TaskSpec& ta
       if (check.failures > 0) return check;
     }
     // The fastest of each: a loaded machine only adds time to a call, so the fastest calls are
-    // the kernel's own (medians let CI's load blur a 3x slowdown under the limit: 473ac51).
+    // the kernel's own (medians let CI's load blur a 3x slowdown under the limit: 473ac51). The
+    // first calls are compared with as many calls, the last round's (each set's call after
+    // kFreshValuesRepeats on the same values): the fastest of 4 against the fastest of 32 was
+    // slower on a loaded machine alone, and refused the honest kernel of
+    // MainJob.BenchmarksAKernelThatPassesAgainstItsBaselines as a reuse in three draws of three
+    // (CI at aea4c05 beside a build: 0.87-5.87 ms against 0.18-0.24 ms).
     const double first_ms = *std::min_element(times.first_calls.begin(), times.first_calls.end());
+    const double last_ms = *std::min_element(times.last_calls.begin(), times.last_calls.end());
     const double repeated_ms =
         *std::min_element(times.repeated_calls.begin(), times.repeated_calls.end());
-    const bool first_too_slow = too_slow(first_ms, repeated_ms);
+    const bool first_too_slow = too_slow(first_ms, last_ms);
     const bool repeated_too_slow = loop_ms > 0 && too_slow(repeated_ms, loop_ms);
     if (!first_too_slow && !repeated_too_slow) return check;
     const double slower_ms = first_too_slow ? first_ms : repeated_ms;
-    const double than_ms = first_too_slow ? repeated_ms : loop_ms;
+    const double than_ms = first_too_slow ? last_ms : loop_ms;
     // An empty request of one cycle, now and as calibrated.
     const double empty_now_ms = judge_empty_request_now_ms(kernel.device(), 1);
     const double empty_calibrated_ms = judge_empty_request_ms(kernel.device(), 1);
@@ -180,8 +188,8 @@ FreshValuesCheck check_fresh_values(const KernelSpec& kernel, const TaskSpec& ta
           << "x or " << margin_ms << " ms more allowed)";
   if (first_slow.tellp() > 0) {
     refusal << ", on values it had not seen the kernel was slower than on the same values "
-               "called again: its fastest first call against its fastest repeated call, "
-            << first_slow.str();
+               "called again: its fastest first call against its fastest call after "
+            << kFreshValuesRepeats << " more on the same values, " << first_slow.str();
   }
   if (repeated_slow.tellp() > 0) {
     refusal << ", on new values called " << kFreshValuesRepeats

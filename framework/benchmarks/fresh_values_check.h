@@ -96,8 +96,9 @@ double loop_time_matching_fastest_of(std::vector<double> loop_samples, std::size
 /// the kernel's side a request like the others), in process once per set after the same
 /// preparation as a timed sample, timed on `scope` (the kernel's stream); 1 + kFreshValuesRepeats
 /// calls per set. Judges every set's outputs (after the first draw) against the references of
-/// its new values, and compares the fastest first call with the fastest repeated one, and the
-/// fastest repeated call with the loop's call that matches it
+/// its new values, and compares the fastest first call with the fastest of the last round (as
+/// many calls: a loaded machine slows the fastest of few calls more than the fastest of many),
+/// and the fastest repeated call with the loop's call that matches it
 /// (loop_time_matching_fastest_of(`loop_samples`, repeated calls); no samples: the loop's time
 /// was refused, nothing to compare), each within the same limit (up to kFreshValuesAttempts
 /// draws while either is too slow; a slow draw on a loaded machine does not count, up to

@@ -6,14 +6,7 @@ namespace rkt {
 namespace {
 
 // The first line of a failure: enough to say what ran short.
-std::string first_line(const std::string& message) {
-  std::string line = message.substr(0, message.find('\n'));
-  if (line == "Failed" && message.find('\n') != std::string::npos) {  // gtest's own first line
-    const std::string rest = message.substr(message.find('\n') + 1);
-    line = rest.substr(0, rest.find('\n'));
-  }
-  return line;
-}
+std::string first_line(const std::string& message) { return message.substr(0, message.find('\n')); }
 
 }  // namespace
 

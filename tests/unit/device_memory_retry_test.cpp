@@ -42,7 +42,7 @@ TEST(DeviceMemoryRetry, AFailureForWantOfMemoryRunsAgainAloneAndTheSecondRunDeci
   };
   const CaseOutcome passed = run_again_alone_if_short_of_memory(
       {CaseStatus::failed,
-       "Failed\nthe kernel threw: cudaMalloc of a shared buffer failed: out of memory\n"},
+       "the kernel threw: cudaMalloc of a shared buffer failed: out of memory\n"},
       passes_alone);
   EXPECT_EQ(runs, 1);
   EXPECT_EQ(passed.status, CaseStatus::passed);

@@ -442,12 +442,22 @@ KernelRun invoke_in_worker(const KernelSpec& kernel, const std::vector<at::Tenso
   return run;
 }
 
-void synchronize_kernel_device(const KernelSpec& kernel) {
-  synchronize_device(kernel.device());
-  if (!runs_in_worker(kernel)) return;
+namespace {
+
+// Waits for the worker's device, handing back the buffers released since the last request.
+wire::Request synchronize_request() {
   wire::Request request;
   request.kind = wire::RequestKind::synchronize;
   request.released = take_released_buffers();
+  return request;
+}
+
+}  // namespace
+
+void synchronize_kernel_device(const KernelSpec& kernel) {
+  synchronize_device(kernel.device());
+  if (!runs_in_worker(kernel)) return;
+  const wire::Request request = synchronize_request();
   try {
     const wire::Reply reply = current_worker().ask(request, {}, worker_reply_timeout_seconds());
     if (reply.device_lost) {
@@ -469,9 +479,7 @@ void return_released_buffers_now() {
     release_confirmed();  // No worker maps them (one lost earlier was forgotten with its maps).
     return;
   }
-  wire::Request request;
-  request.kind = wire::RequestKind::synchronize;
-  request.released = take_released_buffers();
+  const wire::Request request = synchronize_request();
   try {
     const wire::Reply reply = library.worker->ask(request, {}, worker_reply_timeout_seconds());
     if (reply.device_lost) discard_worker();

@@ -39,8 +39,7 @@ std::string lease_folder() {
 
 SharedFileLock& lock_of(LeaseHold& hold, const std::string& path) {
   if (!hold.lock) {
-    const std::string folder = path.substr(0, path.rfind('/'));
-    if (::mkdir(folder.c_str(), 01777) == 0) ::chmod(folder.c_str(), 01777);
+    create_lease_folder_of(path);
     hold.lock = std::make_unique<SharedFileLock>(path);
   }
   return *hold.lock;
@@ -156,6 +155,11 @@ void yield_lease(const std::string& path) {
 void set_device_lease_wait_listener(std::function<void(bool waiting, const std::string& why)> listener) {
   const std::lock_guard<std::mutex> guard(leases_mutex);
   wait_listener = std::move(listener);
+}
+
+void create_lease_folder_of(const std::string& lease_path) {
+  const std::string folder = lease_path.substr(0, lease_path.rfind('/'));
+  if (::mkdir(folder.c_str(), 01777) == 0) ::chmod(folder.c_str(), 01777);
 }
 
 std::string device_lease_path(const std::string& key) { return lease_folder() + "/" + key + ".lock"; }

@@ -75,6 +75,10 @@ class ExclusiveDeviceLease {
   double waited_seconds_ = 0;
 };
 
+/// Creates the folder of the lease file `lease_path` when missing, mode 1777 as /tmp, so that
+/// every user's judges meet in it.
+void create_lease_folder_of(const std::string& lease_path);
+
 /// The lease file of `key` ("<folder>/<key>.lock"); tests look at it.
 std::string device_lease_path(const std::string& key);
 /// The lease file of `device`, or "" where nothing is taken (the CPU, no GPU visible).

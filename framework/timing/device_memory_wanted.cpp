@@ -3,7 +3,6 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -22,8 +21,7 @@ std::string mark_path(const std::string& lease_path, pid_t pid) {
 
 std::string create_mark(const std::string& lease_path) {
   if (lease_path.empty()) return "";
-  const std::string folder = lease_path.substr(0, lease_path.rfind('/'));
-  if (::mkdir(folder.c_str(), 01777) == 0) ::chmod(folder.c_str(), 01777);
+  create_lease_folder_of(lease_path);
   const std::string mark = mark_path(lease_path, ::getpid());
   const int fd = ::open(mark.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0666);
   if (fd < 0) return "";  // Unmarked: the others keep their memory, the retry still runs alone.

@@ -1,10 +1,11 @@
 // cuda_emulation.h: just enough of CUDA to run the tensor-core GEMM of kernels/cuda/
 // (tf32x3_gemm.cuh, conv3x3_gemm.cuh) on the CPU, one block at a time, each of its threads a
-// std::thread, and to call row_cache.cuh's slot functions for a chosen thread. Include it before
-// those headers, with RKT_CUDA_EMULATION defined.
+// fiber (emulated_block.h), and to call row_cache.cuh's slot functions for a chosen thread.
+// Include it before those headers, with RKT_CUDA_EMULATION defined.
 //
 // What is emulated, and how faithfully:
-//   - threadIdx / blockIdx / gridDim / blockDim; __syncthreads as a barrier over the block;
+//   - threadIdx / blockIdx / gridDim / blockDim; __syncthreads as a barrier over the block (a
+//     barrier some threads never reach is reported as a deadlock, not waited on forever);
 //   - cp.async: every copy is recorded at issue (the source is read then: inputs are constant)
 //     and lands in shared memory only when a cp.async.wait_group releases its group, so a
 //     kernel that reads a stage before waiting for it reads stale data (shared memory starts as
@@ -24,13 +25,10 @@
 #error "define RKT_CUDA_EMULATION before including cuda_emulation.h"
 #endif
 
-#include <condition_variable>
 #include <cstdint>
 #include <cstring>
 #include <deque>
 #include <functional>
-#include <mutex>
-#include <thread>
 #include <vector>
 
 #define __device__
@@ -67,8 +65,10 @@ struct EmulatedDim3 {
   unsigned x = 1, y = 1, z = 1;
 };
 
-inline thread_local EmulatedDim3 threadIdx;
-inline thread_local EmulatedDim3 blockIdx;
+// The running fiber's indices: set by the block's scheduler each time it resumes a thread
+// (emulated_block.h), or by a test that calls a device function for a chosen thread.
+inline EmulatedDim3 threadIdx;
+inline EmulatedDim3 blockIdx;
 inline EmulatedDim3 gridDim;
 inline EmulatedDim3 blockDim;
 
@@ -83,31 +83,9 @@ inline float __uint_as_float(unsigned u) {
   return f;
 }
 
+#include "emulated_block.h"
+
 namespace rkt_emulation {
-
-// A reusable barrier for a fixed number of threads.
-class Barrier {
- public:
-  explicit Barrier(int count) : count_(count) {}
-  void arrive_and_wait() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    const long generation = generation_;
-    if (++arrived_ == count_) {
-      arrived_ = 0;
-      ++generation_;
-      condition_.notify_all();
-      return;
-    }
-    condition_.wait(lock, [&] { return generation_ != generation; });
-  }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable condition_;
-  int count_;
-  int arrived_ = 0;
-  long generation_ = 0;
-};
 
 // The block being run: its barrier and one exchange area per warp for the MMAs.
 struct WarpExchange {
@@ -130,25 +108,33 @@ struct PendingCopy {
   float values[4];
   int floats;
 };
-inline thread_local std::vector<PendingCopy> open_group;
-inline thread_local std::deque<std::vector<PendingCopy>> committed_groups;
+
+// Each thread's cp.async groups: the one being filled, and those committed and not yet waited for.
+template <class Copy>
+struct CopyGroups {
+  std::vector<Copy> open;
+  std::deque<std::vector<Copy>> committed;
+};
+inline PerEmulatedThread<CopyGroups<PendingCopy>> copy_groups;
 
 inline void cp_async(float* dst, const float* src, int src_bytes, int bytes) {
   PendingCopy copy{dst, {0, 0, 0, 0}, bytes / 4};
   for (int i = 0; i < copy.floats; ++i) copy.values[i] = src_bytes > 0 ? src[i] : 0.0f;
-  open_group.push_back(copy);
+  copy_groups.mine().open.push_back(copy);
 }
 
 inline void cp_async_commit() {
-  committed_groups.push_back(std::move(open_group));
-  open_group.clear();
+  CopyGroups<PendingCopy>& groups = copy_groups.mine();
+  groups.committed.push_back(std::move(groups.open));
+  groups.open.clear();
 }
 
 inline void cp_async_wait(int pending) {
-  while (static_cast<int>(committed_groups.size()) > pending) {
-    for (const PendingCopy& copy : committed_groups.front())
+  CopyGroups<PendingCopy>& groups = copy_groups.mine();
+  while (static_cast<int>(groups.committed.size()) > pending) {
+    for (const PendingCopy& copy : groups.committed.front())
       for (int i = 0; i < copy.floats; ++i) copy.dst[i] = copy.values[i];
-    committed_groups.pop_front();
+    groups.committed.pop_front();
   }
 }
 
@@ -196,22 +182,13 @@ inline void run_grid(EmulatedDim3 grid, int threads, const std::function<void()>
                      const std::function<void()>& body) {
   gridDim = grid;
   blockDim = EmulatedDim3{static_cast<unsigned>(threads), 1, 1};
+  EmulatedBlock fibers(threads);
   for (unsigned by = 0; by < grid.y; ++by) {
     for (unsigned bx = 0; bx < grid.x; ++bx) {
       before_block();
       BlockState block(threads);
       current_block = &block;
-      std::vector<std::thread> workers;
-      for (int t = 0; t < threads; ++t) {
-        workers.emplace_back([&, t] {
-          threadIdx = EmulatedDim3{static_cast<unsigned>(t), 0, 0};
-          blockIdx = EmulatedDim3{bx, by, 0};
-          open_group.clear();
-          committed_groups.clear();
-          body();
-        });
-      }
-      for (std::thread& w : workers) w.join();
+      fibers.run(EmulatedDim3{bx, by, 0}, body);
       current_block = nullptr;
     }
   }

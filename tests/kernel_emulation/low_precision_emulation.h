@@ -93,25 +93,26 @@ struct PendingCopy16 {
   void* dst;
   unsigned char bytes[16];
 };
-inline thread_local std::vector<PendingCopy16> open_group16;
-inline thread_local std::deque<std::vector<PendingCopy16>> committed_groups16;
+inline PerEmulatedThread<CopyGroups<PendingCopy16>> copy_groups16;
 
 inline void cp_async16(void* dst, const void* src, bool valid) {
   PendingCopy16 copy{dst, {}};
   if (valid) std::memcpy(copy.bytes, src, 16);
-  open_group16.push_back(copy);
+  copy_groups16.mine().open.push_back(copy);
 }
 
 inline void cp_async16_commit() {
-  committed_groups16.push_back(std::move(open_group16));
-  open_group16.clear();
+  CopyGroups<PendingCopy16>& groups = copy_groups16.mine();
+  groups.committed.push_back(std::move(groups.open));
+  groups.open.clear();
 }
 
 inline void cp_async16_wait(int pending) {
-  while (static_cast<int>(committed_groups16.size()) > pending) {
-    for (const PendingCopy16& copy : committed_groups16.front())
+  CopyGroups<PendingCopy16>& groups = copy_groups16.mine();
+  while (static_cast<int>(groups.committed.size()) > pending) {
+    for (const PendingCopy16& copy : groups.committed.front())
       std::memcpy(copy.dst, copy.bytes, 16);
-    committed_groups16.pop_front();
+    groups.committed.pop_front();
   }
 }
 

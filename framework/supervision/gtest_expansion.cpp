@@ -176,15 +176,25 @@ void register_gtest_cases() {
             const ExclusiveDeviceLease lease(device);
             return inner();
           }
+          if (beside) {
+            const SharedDeviceLease lease(device);
+            return inner();
+          }
           // A judge on this GPU that ran short of memory gets what this one keeps between cases:
-          // before this case waits for its share, and before it lets go of it
+          // before this case waits for its share, while it waits (behind a judge timing alone,
+          // or the one that ran short), and before it lets go of it
           // (framework/timing/device_memory_wanted.h).
-          if (!beside && device_memory_wanted_by_another(device))
+          bool given_back = false;
+          const auto give_back_if_wanted = [&] {
+            if (given_back || !device_memory_wanted_by_another(device)) return;
             give_back_kept_device_memory(*kernel);
-          const SharedDeviceLease lease(device);
+            given_back = true;
+          };
+          give_back_if_wanted();
+          const SharedDeviceLease lease(device, give_back_if_wanted);
           CaseOutcome shared_outcome = inner();
-          if (!beside && device_memory_wanted_by_another(device))
-            give_back_kept_device_memory(*kernel);
+          given_back = false;
+          give_back_if_wanted();
           return shared_outcome;
         };
         CaseOutcome outcome = leased();

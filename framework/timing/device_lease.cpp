@@ -52,7 +52,11 @@ std::string key_of_path(const std::string& path) {
 }
 
 // Takes the file lock, telling the listener when that means waiting for another process.
-void take(SharedFileLock& lock, bool alone, const std::string& path) {
+// While waiting for a share with `while_waiting` given, the lock is tried every
+// kLeaseWaitPollMilliseconds and while_waiting called between tries: a writer waiting in the
+// turnstile still goes first, as it does before a blocked sharer.
+void take(SharedFileLock& lock, bool alone, const std::string& path,
+          const std::function<void()>& while_waiting) {
   const std::string key = key_of_path(path);
   if (alone ? lock.try_lock_exclusive() : lock.try_lock_shared()) return;
   const std::string why = std::string("waiting for ") + (alone ? "sole use of " : "a share of ") +
@@ -65,7 +69,14 @@ void take(SharedFileLock& lock, bool alone, const std::string& path) {
   if (listener) listener(true, why);
   {
     const ScopedPhase waiting(Phase::device_wait);
-    alone ? lock.lock_exclusive() : lock.lock_shared();
+    if (!alone && while_waiting) {
+      while (!lock.try_lock_shared()) {
+        while_waiting();
+        std::this_thread::sleep_for(std::chrono::milliseconds(kLeaseWaitPollMilliseconds));
+      }
+    } else {
+      alone ? lock.lock_exclusive() : lock.lock_shared();
+    }
   }
   if (listener) listener(false, why);
 }
@@ -86,12 +97,12 @@ void yield_lease(const std::string& path);
 // Takes `hold`'s file lock with leases_mutex released (other threads of the process wait on
 // `taking` meanwhile); `guard` is held again on return, and on an exception.
 void take_unguarded(std::unique_lock<std::mutex>& guard, LeaseHold& hold, bool alone,
-                    const std::string& path) {
+                    const std::string& path, const std::function<void()>& while_waiting = {}) {
   SharedFileLock& lock = lock_of(hold, path);
   hold.taking = true;
   guard.unlock();
   try {
-    take(lock, alone, path);
+    take(lock, alone, path, while_waiting);
   } catch (...) {
     guard.lock();
     hold.taking = false;
@@ -104,7 +115,7 @@ void take_unguarded(std::unique_lock<std::mutex>& guard, LeaseHold& hold, bool a
 }
 
 // False when nothing was taken: no lease (the CPU), or this thread holds it alone already.
-bool hold_shared(const std::string& path) {
+bool hold_shared(const std::string& path, const std::function<void()>& while_waiting) {
   if (path.empty()) return false;
   std::unique_lock<std::mutex> guard(leases_mutex);
   LeaseHold& hold = holds[path];
@@ -117,7 +128,7 @@ bool hold_shared(const std::string& path) {
     ++hold.shared_holders;
     return true;
   }
-  take_unguarded(guard, hold, false, path);
+  take_unguarded(guard, hold, false, path, while_waiting);
   hold.shared_holders = 1;
   return true;
 }
@@ -166,14 +177,15 @@ std::string device_lease_path(const std::string& key) { return lease_folder() + 
 
 std::string device_lease_path(Device device) { return path_of(device); }
 
-SharedDeviceLease::SharedDeviceLease(Device device) {
+SharedDeviceLease::SharedDeviceLease(Device device, const std::function<void()>& while_waiting) {
   const std::string path = path_of(device);
-  if (hold_shared(path)) path_ = path;
+  if (hold_shared(path, while_waiting)) path_ = path;
 }
 
-SharedDeviceLease::SharedDeviceLease(const std::string& key) {
+SharedDeviceLease::SharedDeviceLease(const std::string& key,
+                                     const std::function<void()>& while_waiting) {
   const std::string path = path_of(key);
-  if (hold_shared(path)) path_ = path;
+  if (hold_shared(path, while_waiting)) path_ = path;
 }
 
 SharedDeviceLease::~SharedDeviceLease() {

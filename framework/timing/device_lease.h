@@ -33,12 +33,20 @@ inline constexpr const char* kDeviceLeaseFolderVariable = "RKT_DEVICE_LEASE_DIR"
 /// running case stops meanwhile (verdict_channel.cpp writes the records). One listener a process.
 void set_device_lease_wait_listener(std::function<void(bool waiting, const std::string& why)> listener);
 
-/// Holds the lease of `device` shared for its lifetime (nothing on the CPU).
+/// How often a share waiting with something to do meanwhile tries the lease again [ms].
+inline constexpr int kLeaseWaitPollMilliseconds = 20;
+
+/// Holds the lease of `device` shared for its lifetime (nothing on the CPU). Where another judge
+/// holds it alone (or waits to), and `while_waiting` is given, this tries again every
+/// kLeaseWaitPollMilliseconds and calls while_waiting between tries: a judge gives back its idle
+/// GPU memory there when another asks for it (framework/timing/device_memory_wanted.h), which a
+/// blocked wait could not.
 class SharedDeviceLease {
  public:
-  explicit SharedDeviceLease(Device device);
+  explicit SharedDeviceLease(Device device, const std::function<void()>& while_waiting = {});
   /// The lease named `key` (a test's own, without a GPU).
-  explicit SharedDeviceLease(const std::string& key);
+  explicit SharedDeviceLease(const std::string& key,
+                             const std::function<void()>& while_waiting = {});
   ~SharedDeviceLease();
   SharedDeviceLease(const SharedDeviceLease&) = delete;
   SharedDeviceLease& operator=(const SharedDeviceLease&) = delete;

@@ -330,6 +330,53 @@ TEST_F(DeviceLeaseTest, AMemoryWantedMarkIsSeenByOtherProcessesWhileItsHolderLiv
   for (int fd : {ready[0], ready[1], finish[0], finish[1]}) ::close(fd);
 }
 
+// A share that waits behind a judge holding the lease alone does its work meanwhile (a judge gives
+// back its idle GPU memory there when another ran short, gtest_expansion.cpp): it is called while
+// the sole holder lives, and the share is taken once that holder lets go.
+TEST_F(DeviceLeaseTest, AShareWaitingBehindASoleHolderDoesItsWorkMeanwhile) {
+  int ready[2], finish[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  ASSERT_EQ(::pipe(finish), 0);
+  const pid_t timing_judge = ::fork();
+  ASSERT_GE(timing_judge, 0);
+  if (timing_judge == 0) {
+    {
+      const ExclusiveDeviceLease alone("gpu-test");
+      char byte = 1;
+      if (::write(ready[1], &byte, 1) != 1) ::_exit(2);
+      if (::read(finish[0], &byte, 1) != 1) ::_exit(3);
+    }
+    ::_exit(0);
+  }
+  char byte = 0;
+  ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+  std::atomic<int> calls_while_waiting{0};
+  std::atomic<bool> shared{false};
+  std::thread waiting_judge([&] {
+    const SharedDeviceLease lease("gpu-test", [&] { ++calls_while_waiting; });
+    shared = true;
+  });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (calls_while_waiting < 3 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_GE(calls_while_waiting.load(), 3) << "not called while waiting";
+  EXPECT_FALSE(shared.load()) << "shared while another held the lease alone";
+  ASSERT_EQ(::write(finish[1], &byte, 1), 1);
+  waiting_judge.join();
+  EXPECT_TRUE(shared.load());
+  int status = 0;
+  ::waitpid(timing_judge, &status, 0);
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  // A share that need not wait calls nothing.
+  int calls_when_free = 0;
+  {
+    const SharedDeviceLease lease("gpu-test", [&] { ++calls_when_free; });
+  }
+  EXPECT_EQ(calls_when_free, 0);
+  for (int fd : {ready[0], ready[1], finish[0], finish[1]}) ::close(fd);
+}
+
 // The escaped-work gate on the host's clock compares the device's time with the stream's: another
 // judge's work on the GPU reads as work the kernel left behind (H200, 2026-12-03: two honest files
 // of 50 judged four at a time failed it), so it holds the lease alone there. Where the call's

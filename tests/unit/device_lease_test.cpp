@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <stdexcept>
 #include <thread>
 
 #include "framework/base/phase_times.h"
@@ -128,6 +129,51 @@ TEST(SharedFileLock, AHolderThatIsKilledReleasesIt) {
   ::close(ready[0]);
   ::close(ready[1]);
 }
+
+// Another judge: a forked process that holds a `Held` (a lease alone, a memory-wanted mark) made
+// from `key` until finish() is called; constructed once it holds it.
+template <class Held>
+class AnotherJudgeHolding {
+ public:
+  explicit AnotherJudgeHolding(const std::string& key) {
+    if (::pipe(ready_) != 0 || ::pipe(finish_) != 0) throw std::runtime_error("pipe");
+    pid_ = ::fork();
+    if (pid_ < 0) throw std::runtime_error("fork");
+    if (pid_ == 0) {
+      {
+        const Held held(key);
+        char byte = 1;
+        if (::write(ready_[1], &byte, 1) != 1) ::_exit(2);
+        if (::read(finish_[0], &byte, 1) != 1) ::_exit(3);
+      }
+      ::_exit(0);
+    }
+    char byte = 0;
+    if (::read(ready_[0], &byte, 1) != 1) throw std::runtime_error("the other judge did not start");
+  }
+  ~AnotherJudgeHolding() {
+    if (pid_ > 0 && !finished_) finish();
+    for (int fd : {ready_[0], ready_[1], finish_[0], finish_[1]}) ::close(fd);
+  }
+  AnotherJudgeHolding(const AnotherJudgeHolding&) = delete;
+  AnotherJudgeHolding& operator=(const AnotherJudgeHolding&) = delete;
+
+  /// Lets go of what it holds and ends; its exit status (0: it held and let go).
+  int finish() {
+    finished_ = true;
+    const char byte = 1;
+    if (::write(finish_[1], &byte, 1) != 1) return -1;
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
+ private:
+  int ready_[2] = {-1, -1};
+  int finish_[2] = {-1, -1};
+  pid_t pid_ = -1;
+  bool finished_ = false;
+};
 
 class DeviceLeaseTest : public ::testing::Test {
  protected:
@@ -289,28 +335,12 @@ TEST_F(DeviceLeaseTest, NothingIsTakenOnTheCpu) {
 // not count, a dead marker's mark is ignored, and nothing is marked on the CPU.
 TEST_F(DeviceLeaseTest, AMemoryWantedMarkIsSeenByOtherProcessesWhileItsHolderLives) {
   EXPECT_FALSE(device_memory_wanted_by_another("gpu-test"));
-  int ready[2], finish[2];
-  ASSERT_EQ(::pipe(ready), 0);
-  ASSERT_EQ(::pipe(finish), 0);
-  const pid_t other_judge = ::fork();
-  ASSERT_GE(other_judge, 0);
-  if (other_judge == 0) {
-    {
-      const DeviceMemoryWanted wanted("gpu-test");
-      char byte = 1;
-      if (::write(ready[1], &byte, 1) != 1) ::_exit(2);
-      if (::read(finish[0], &byte, 1) != 1) ::_exit(3);
-    }
-    ::_exit(0);
+  {
+    AnotherJudgeHolding<DeviceMemoryWanted> other_judge("gpu-test");
+    EXPECT_TRUE(device_memory_wanted_by_another("gpu-test")) << "another process marked it";
+    EXPECT_FALSE(device_memory_wanted_by_another("gpu-other")) << "another GPU's lease";
+    EXPECT_EQ(other_judge.finish(), 0);
   }
-  char byte = 0;
-  ASSERT_EQ(::read(ready[0], &byte, 1), 1);
-  EXPECT_TRUE(device_memory_wanted_by_another("gpu-test")) << "another process marked it";
-  EXPECT_FALSE(device_memory_wanted_by_another("gpu-other")) << "another GPU's lease";
-  ASSERT_EQ(::write(finish[1], &byte, 1), 1);
-  int status = 0;
-  ::waitpid(other_judge, &status, 0);
-  EXPECT_EQ(WEXITSTATUS(status), 0);
   EXPECT_FALSE(device_memory_wanted_by_another("gpu-test")) << "the mark ends with its holder";
   {
     const DeviceMemoryWanted mine("gpu-test");
@@ -327,29 +357,13 @@ TEST_F(DeviceLeaseTest, AMemoryWantedMarkIsSeenByOtherProcessesWhileItsHolderLiv
   EXPECT_FALSE(device_memory_wanted_by_another("gpu-test")) << "a dead process's mark counts";
   const DeviceMemoryWanted on_cpu(Device::cpu);
   EXPECT_FALSE(device_memory_wanted_by_another(Device::cpu));
-  for (int fd : {ready[0], ready[1], finish[0], finish[1]}) ::close(fd);
 }
 
 // A share that waits behind a judge holding the lease alone does its work meanwhile (a judge gives
 // back its idle GPU memory there when another ran short, gtest_expansion.cpp): it is called while
 // the sole holder lives, and the share is taken once that holder lets go.
 TEST_F(DeviceLeaseTest, AShareWaitingBehindASoleHolderDoesItsWorkMeanwhile) {
-  int ready[2], finish[2];
-  ASSERT_EQ(::pipe(ready), 0);
-  ASSERT_EQ(::pipe(finish), 0);
-  const pid_t timing_judge = ::fork();
-  ASSERT_GE(timing_judge, 0);
-  if (timing_judge == 0) {
-    {
-      const ExclusiveDeviceLease alone("gpu-test");
-      char byte = 1;
-      if (::write(ready[1], &byte, 1) != 1) ::_exit(2);
-      if (::read(finish[0], &byte, 1) != 1) ::_exit(3);
-    }
-    ::_exit(0);
-  }
-  char byte = 0;
-  ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+  AnotherJudgeHolding<ExclusiveDeviceLease> timing_judge("gpu-test");
   std::atomic<int> calls_while_waiting{0};
   std::atomic<bool> shared{false};
   std::thread waiting_judge([&] {
@@ -362,19 +376,15 @@ TEST_F(DeviceLeaseTest, AShareWaitingBehindASoleHolderDoesItsWorkMeanwhile) {
   }
   EXPECT_GE(calls_while_waiting.load(), 3) << "not called while waiting";
   EXPECT_FALSE(shared.load()) << "shared while another held the lease alone";
-  ASSERT_EQ(::write(finish[1], &byte, 1), 1);
+  EXPECT_EQ(timing_judge.finish(), 0);
   waiting_judge.join();
   EXPECT_TRUE(shared.load());
-  int status = 0;
-  ::waitpid(timing_judge, &status, 0);
-  EXPECT_EQ(WEXITSTATUS(status), 0);
   // A share that need not wait calls nothing.
   int calls_when_free = 0;
   {
     const SharedDeviceLease lease("gpu-test", [&] { ++calls_when_free; });
   }
   EXPECT_EQ(calls_when_free, 0);
-  for (int fd : {ready[0], ready[1], finish[0], finish[1]}) ::close(fd);
 }
 
 // The escaped-work gate on the host's clock compares the device's time with the stream's: another

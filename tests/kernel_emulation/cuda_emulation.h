@@ -188,7 +188,12 @@ inline void run_grid(EmulatedDim3 grid, int threads, const std::function<void()>
       before_block();
       BlockState block(threads);
       current_block = &block;
-      fibers.run(EmulatedDim3{bx, by, 0}, body);
+      try {
+        fibers.run(EmulatedDim3{bx, by, 0}, body);
+      } catch (...) {
+        current_block = nullptr;  // never left pointing at a block that is gone
+        throw;
+      }
       current_block = nullptr;
     }
   }

@@ -78,6 +78,7 @@ TEST(EmulatedBlock, ABarrierSomeThreadsSkipIsReportedAsADeadlock) {
               std::string::npos)
         << error.what();
   }
+  EXPECT_EQ(rkt_emulation::current_block, nullptr);
   // The next grid runs normally.
   EXPECT_EQ(rotate(true)[0], 1.0f);
 }

@@ -43,7 +43,7 @@ std::vector<float> read_all(const TensorView& view) {
 
 // A float32 dot product in kDotLanes partial sums, added pairwise at the end: the compiler keeps
 // the lanes in one vector register (a single running sum is a chain it may not reorder), and the
-// error is no larger than one sequential sum's.
+// error bound is no larger than one sequential sum's (each lane sums n / kDotLanes products).
 constexpr int kDotLanes = 8;
 float dot_product(const float* a, const float* b, std::int64_t n) {
   float lanes[kDotLanes] = {};
